@@ -1,0 +1,31 @@
+//! Link settings for the C artifacts.
+//!
+//! The shared library must carry the reference's SONAME so that programs linked against
+//! c-blosc2 3.x load it unchanged; Rust's own cdylib version script already limits the
+//! dynamic symbol table to our `#[no_mangle]` API functions.
+fn main() {
+    println!("cargo::rustc-cdylib-link-arg=-Wl,-soname,libblosc2.so.9");
+    // `blosc_h` is never set when compiling; cbindgen maps it to `#if !defined(BLOSC_H)` so the
+    // generated header keeps the reference's guards against clashes with the blosc1 `blosc.h`.
+    println!("cargo::rustc-check-cfg=cfg(blosc_h)");
+    println!("cargo::rerun-if-changed=build.rs");
+    println!("cargo::rustc-env=BLOSC2_ZLIBNG_VERSION={}", zlib_ng_version());
+}
+
+/// The zlib-ng version libz-sys built (zlib-compat builds do not export `zlibng_version()`,
+/// so read `ZLIBNG_VERSION` from the installed header).
+fn zlib_ng_version() -> String {
+    let dirs = std::env::var("DEP_Z_INCLUDE").unwrap_or_default();
+    for dir in dirs.split(',').filter(|d| !d.is_empty()) {
+        for name in ["zlib.h", "zlib-ng.h"] {
+            if let Ok(text) = std::fs::read_to_string(std::path::Path::new(dir).join(name)) {
+                for line in text.lines() {
+                    if let Some(rest) = line.trim().strip_prefix("#define ZLIBNG_VERSION ") {
+                        return rest.trim().trim_matches('"').to_string();
+                    }
+                }
+            }
+        }
+    }
+    "unknown".to_string()
+}

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# The project's whole test suite (what `make test` and CI run):
+#   1. fetch the reference library (pinned wheel) into reference/
+#   2. release build of libblosc2.so.9 / libblosc2.a
+#   3. cargo tests (unit tests, header freshness, differential tests against the reference)
+#   4. exported symbols and SONAME
+#   5. ABI proof against the reference headers
+#   6. C programs in c_tests/ (ours, and the reference for differential ones)
+#   7. install into a temporary prefix; pkg-config and CMake consumers
+# Ends with a line "suite: N passed, M failed".
+set -u
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+pass=0; fail=0; failed=()
+step() {
+  local name=$1; shift
+  echo "=== $name"
+  if "$@"; then pass=$((pass+1)); else fail=$((fail+1)); failed+=("$name"); echo "=== FAILED: $name"; fi
+}
+step "fetch reference" scripts/fetch-reference.sh
+step "release build" make -s build
+step "cargo test" cargo test --no-fail-fast
+step "exports" c_tests/check_exports.sh
+step "abi" python3 c_tests/abi/check_abi.py --ref-include reference/blosc2/include \
+     --our-include include --our-lib target/release/libblosc2.so.9 \
+     --symbols ../shared/abi/exported-symbols.txt
+step "c tests" c_tests/run.sh
+step "install" c_tests/install_test.sh
+if [ $fail -ne 0 ]; then echo "failed steps: ${failed[*]}"; fi
+echo "suite: $pass passed, $fail failed"
+[ $fail -eq 0 ]

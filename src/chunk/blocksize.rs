@@ -1,0 +1,97 @@
+//! Automatic block size and split decisions (the reference's "stune" tuner), so that our
+//! chunks have the same layout as the reference's for the same parameters.
+
+use super::header::{DOSHUFFLE, MIN_BUFFERSIZE};
+use crate::codecs::Codec;
+
+const L1: i32 = 32 * 1024;
+/// The most streams a block is split into.
+const MAX_STREAMS: i32 = 16;
+
+pub const ALWAYS_SPLIT: i32 = 1;
+pub const NEVER_SPLIT: i32 = 2;
+pub const AUTO_SPLIT: i32 = 3;
+pub const FORWARD_COMPAT_SPLIT: i32 = 4;
+
+/// Whether blocks are split into `typesize` streams. `filter_flags` are the Blosc1 flag bits of
+/// the pipeline (only byte shuffle makes splitting worthwhile).
+pub fn split_block(
+    splitmode: i32,
+    codec: Codec,
+    clevel: u8,
+    filter_flags: u8,
+    typesize: i32,
+    blocksize: i32,
+) -> bool {
+    match splitmode {
+        ALWAYS_SPLIT => return true,
+        NEVER_SPLIT => return false,
+        _ => {}
+    }
+    let fast_codec = matches!(codec, Codec::BloscLz | Codec::Lz4)
+        || (codec == Codec::Zstd && clevel <= 5);
+    fast_codec
+        && filter_flags & DOSHUFFLE != 0
+        && typesize <= MAX_STREAMS
+        && typesize > 0
+        && blocksize / typesize >= MIN_BUFFERSIZE
+}
+
+/// The block size for a buffer of `nbytes`; `user_blocksize` (0 = automatic) wins when set.
+pub fn compute_blocksize(
+    codec: Codec,
+    clevel: u8,
+    typesize: i32,
+    nbytes: i32,
+    user_blocksize: i32,
+    splitmode: i32,
+    filter_flags: u8,
+) -> i32 {
+    if nbytes < typesize {
+        return 1;
+    }
+    let split = split_block(splitmode, codec, clevel, filter_flags, typesize, nbytes);
+    let mut blocksize = nbytes;
+    if user_blocksize != 0 {
+        blocksize = user_blocksize;
+    } else {
+        if nbytes >= L1 {
+            blocksize = L1;
+            if codec.is_hcr() {
+                blocksize *= 2;
+            }
+            match clevel {
+                0 => blocksize /= 4,
+                1 => blocksize /= 2,
+                2 => {}
+                3 => blocksize *= 2,
+                4 | 5 => blocksize *= 4,
+                6..=8 => blocksize *= 8,
+                9 => {
+                    blocksize *= 8;
+                    if codec.is_hcr() {
+                        blocksize *= 2;
+                    }
+                }
+                _ => {}
+            }
+        }
+        if clevel > 0 && split {
+            blocksize = match clevel {
+                1..=3 => 32 * 1024,
+                4..=6 => 64 * 1024,
+                7 => 128 * 1024,
+                8 => 256 * 1024,
+                _ => 512 * 1024,
+            };
+            blocksize = blocksize.saturating_mul(typesize).clamp(32 * 1024, 4 * 1024 * 1024);
+        }
+    }
+    if blocksize > nbytes {
+        blocksize = nbytes;
+    }
+    if blocksize > typesize {
+        blocksize = blocksize / typesize * typesize;
+    }
+    blocksize
+}

@@ -1,0 +1,627 @@
+//! Building a chunk: header, block starts, optional dictionary and the compressed streams of
+//! every block (README_CHUNK_FORMAT.rst), with the reference's decisions on block size,
+//! splitting, runs, memcpy fallback and all-zero chunks.
+
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+use super::blocksize::{compute_blocksize, split_block};
+use super::header::*;
+use super::hooks::{BlockInfo, Prefilter};
+use super::params::CompressParams;
+use super::pipeline::{self, PipelineParams, Slot};
+use super::workers::{Scratch, Workers};
+use crate::codecs::{self, registry as codec_registry, Codec, Dict};
+use crate::error::{Error, Result};
+use crate::filters::registry::FilterCallContext;
+
+/// Dictionaries are never larger than this (`BLOSC2_MAXDICTSIZE`).
+pub const MAX_DICT_SIZE: usize = 32 * 1024;
+/// A trained dictionary smaller than this is not worth it (`BLOSC2_MINUSEFULDICT`).
+pub const MIN_USEFUL_DICT: usize = 256;
+
+/// A compression context: parameters, user hooks and the worker threads it keeps.
+pub struct Compressor {
+    pub params: CompressParams,
+    pub prefilter: Option<Arc<dyn Prefilter>>,
+    /// Chunk number reported to prefilters (-1 when not in a super-chunk).
+    pub nchunk: i64,
+    /// Passed through to user codec/filter callbacks.
+    pub call: FilterCallContext,
+    workers: Workers,
+}
+
+/// The codec a chunk is written with.
+#[derive(Clone)]
+enum ChunkCodec {
+    Builtin(Codec),
+    User(Arc<dyn codec_registry::UserCodec>),
+}
+
+impl ChunkCodec {
+    fn resolve(compcode: u8) -> Result<ChunkCodec> {
+        match Codec::from_code(compcode) {
+            Some(Codec::User(id)) => codec_registry::find(id)
+                .map(ChunkCodec::User)
+                .ok_or(Error::CodecSupport),
+            Some(c) => Ok(ChunkCodec::Builtin(c)),
+            None => Err(Error::CodecSupport),
+        }
+    }
+
+    /// The codec the block-size tuner reasons about (user codecs behave like BloscLZ there).
+    fn tuning(&self) -> Codec {
+        match self {
+            ChunkCodec::Builtin(c) => *c,
+            ChunkCodec::User(u) => Codec::User(u.id()),
+        }
+    }
+
+    fn versionlz(&self) -> u8 {
+        match self {
+            ChunkCodec::Builtin(_) => 1,
+            ChunkCodec::User(u) => u.version(),
+        }
+    }
+
+    fn format(&self) -> u8 {
+        self.tuning().format()
+    }
+}
+
+/// Everything fixed for one chunk, shared by the block workers.
+struct Job<'a> {
+    src: &'a [u8],
+    nbytes: usize,
+    typesize: usize,
+    blocksize: usize,
+    nblocks: usize,
+    leftover: usize,
+    dont_split: bool,
+    extended: bool,
+    clevel: u8,
+    codec: ChunkCodec,
+    compcode_meta: u8,
+    filters: [u8; MAX_FILTERS],
+    filters_meta: [u8; MAX_FILTERS],
+    prefilter: Option<&'a dyn Prefilter>,
+    nchunk: i64,
+    call: &'a FilterCallContext,
+    dict: DictMode<'a>,
+}
+
+#[derive(Clone, Copy)]
+enum DictMode<'a> {
+    None,
+    /// First pass: blocks are filtered and copied raw, to train a dictionary from.
+    Training,
+    Zstd(&'a codecs::zstd::CDict),
+    Lz4(&'a [u8]),
+}
+
+impl Job<'_> {
+    fn block_len(&self, j: usize) -> usize {
+        if j == self.nblocks - 1 && self.leftover > 0 {
+            self.leftover
+        } else {
+            self.blocksize
+        }
+    }
+
+    fn nstreams(&self, j: usize) -> usize {
+        let leftoverblock = j == self.nblocks - 1 && self.leftover > 0;
+        if !self.dont_split && !leftoverblock && !matches!(self.dict, DictMode::Training) {
+            self.typesize
+        } else {
+            1
+        }
+    }
+
+    /// The most bytes block `j` can take once compressed (raw streams plus their sizes).
+    fn block_bound(&self, j: usize) -> usize {
+        self.block_len(j) + self.nstreams(j) * 5
+    }
+}
+
+/// `true` when every byte of `s` equals the first one.
+fn is_run(s: &[u8]) -> bool {
+    let Some(&first) = s.first() else { return false };
+    let word = u64::from_ne_bytes([first; 8]);
+    let mut chunks = s.chunks_exact(8);
+    for c in &mut chunks {
+        if u64::from_ne_bytes(c.try_into().expect("8 bytes")) != word {
+            return false;
+        }
+    }
+    chunks.remainder().iter().all(|&b| b == first)
+}
+
+fn put_i32(dest: &mut [u8], at: usize, v: i32) {
+    dest[at..at + 4].copy_from_slice(&v.to_le_bytes());
+}
+
+/// Compress block `j` into `out` (whose length is the space left in the chunk). Returns the
+/// bytes written, or 0 when the block does not fit.
+fn compress_block(job: &Job<'_>, j: usize, tid: usize, out: &mut [u8], sc: &mut Scratch) -> Result<usize> {
+    let bsize = job.block_len(j);
+    let offset = j * job.blocksize;
+    sc.bufs.ensure(job.blocksize.max(bsize));
+    let input: &[u8] = if job.src.is_empty() { &[] } else { &job.src[offset..offset + bsize] };
+    let mut start = Slot::Input;
+    if let Some(pf) = job.prefilter {
+        let info = BlockInfo {
+            nchunk: job.nchunk,
+            nblock: j as i32,
+            offset: offset as i32,
+            size: bsize as i32,
+            typesize: job.typesize as i32,
+            tid: tid as i32,
+        };
+        let rest = if job.src.is_empty() { &[][..] } else { &job.src[offset..] };
+        if pf.apply(&info, rest, &mut sc.bufs.a[..bsize], true) != 0 {
+            return Err(Error::FilterPipeline);
+        }
+        start = Slot::A;
+    }
+    let pp = PipelineParams {
+        filters: &job.filters,
+        filters_meta: &job.filters_meta,
+        typesize: job.typesize,
+        format_version: VERSION_FORMAT_STABLE,
+        call: job.call,
+    };
+    let dref_len = job.blocksize.min(job.src.len());
+    let cur = if pipeline::forward_is_noop(&job.filters) {
+        start
+    } else {
+        pipeline::forward(&pp, &job.src[..dref_len], offset, input, bsize, start, &mut sc.bufs)?
+    };
+    let Scratch { bufs, codec: cscratch, .. } = sc;
+    let data = bufs.get(input, cur, bsize);
+
+    if matches!(job.dict, DictMode::Training) {
+        if out.len() < bsize {
+            return Ok(0);
+        }
+        out[..bsize].copy_from_slice(data);
+        return Ok(bsize);
+    }
+
+    let nstreams = job.nstreams(j);
+    let neblock = bsize / nstreams;
+    let mut pos = 0usize;
+    for s in 0..nstreams {
+        let stream = &data[s * neblock..(s + 1) * neblock];
+        if out.len() < pos + 4 {
+            return Ok(0);
+        }
+        pos += 4;
+        if job.extended && is_run(stream) {
+            let value = stream[0];
+            put_i32(out, pos - 4, -(value as i32));
+            if value > 0 {
+                if out.len() < pos + 1 {
+                    return Ok(0);
+                }
+                out[pos] = 0x1; // token: run of a non-zero byte
+                pos += 1;
+            }
+            continue;
+        }
+        let maxout = neblock.min(out.len() - pos);
+        if maxout == 0 {
+            return Ok(0);
+        }
+        let dst = &mut out[pos..pos + maxout];
+        let cbytes = match &job.codec {
+            ChunkCodec::Builtin(c) => {
+                let dict = match job.dict {
+                    DictMode::Zstd(d) => Dict::Zstd(d),
+                    DictMode::Lz4(d) => Dict::Lz4(d),
+                    _ => Dict::None,
+                };
+                codecs::compress_stream(*c, job.clevel, stream, dst, cscratch, &dict)?
+            }
+            ChunkCodec::User(u) => {
+                let mut ctx = job.call.codec;
+                ctx.compcode_meta = job.compcode_meta;
+                let rc = u.encode(stream, dst, job.compcode_meta, &ctx);
+                if rc < 0 {
+                    return Err(Error::Data);
+                }
+                rc as usize
+            }
+        };
+        if cbytes > maxout {
+            return Err(Error::WriteBuffer);
+        }
+        let cbytes = if cbytes == 0 || cbytes == neblock {
+            if out.len() < pos + neblock {
+                return Ok(0);
+            }
+            out[pos..pos + neblock].copy_from_slice(stream);
+            neblock
+        } else {
+            cbytes
+        };
+        put_i32(out, pos - 4, cbytes as i32);
+        pos += cbytes;
+    }
+    Ok(pos)
+}
+
+impl Compressor {
+    pub fn new(params: CompressParams) -> Compressor {
+        Compressor {
+            params,
+            prefilter: None,
+            nchunk: -1,
+            call: FilterCallContext::default(),
+            workers: Workers::default(),
+        }
+    }
+
+    /// Release worker threads (they come back on the next parallel call).
+    pub fn release_threads(&mut self) {
+        self.workers.release();
+    }
+
+    /// Compress `src` into `dest` with a 32-byte header. `Ok(0)` means the result does not fit
+    /// in `dest` (the reference's "not compressible into this buffer").
+    pub fn compress(&mut self, src: &[u8], dest: &mut [u8]) -> Result<usize> {
+        self.compress_impl(src, src.len(), dest, true)
+    }
+
+    /// Like [`compress`](Self::compress), optionally with a Blosc1 16-byte header
+    /// (`BLOSC_BLOSC1_COMPAT`).
+    pub fn compress_with_header(&mut self, src: &[u8], dest: &mut [u8], extended: bool) -> Result<usize> {
+        self.compress_impl(src, src.len(), dest, extended)
+    }
+
+    /// Compress `nbytes` produced entirely by the prefilter (no source buffer).
+    pub fn compress_from_prefilter(&mut self, nbytes: usize, dest: &mut [u8]) -> Result<usize> {
+        if self.prefilter.is_none() {
+            return Err(Error::InvalidParam);
+        }
+        self.compress_impl(&[], nbytes, dest, true)
+    }
+
+    /// Validate the parameters for a buffer of `nbytes` and compute the chunk layout.
+    fn plan(&self, nbytes: usize, destlen: usize) -> Result<(ChunkCodec, usize, usize, usize)> {
+        let p = &self.params;
+        if nbytes as i64 > MAX_BUFFERSIZE {
+            return Err(Error::MaxBufsizeExceeded);
+        }
+        if destlen < MAX_OVERHEAD {
+            return Err(Error::MaxBufsizeExceeded);
+        }
+        if p.clevel > 9 {
+            return Err(Error::CodecParam);
+        }
+        if p.typesize <= 0 {
+            return Err(Error::InvalidParam);
+        }
+        for &f in &p.filters {
+            if (5..=31).contains(&f) {
+                return Err(Error::FilterPipeline);
+            }
+        }
+        let codec = ChunkCodec::resolve(p.compcode)?;
+        let filter_flags = flags_from_filters(&p.filters);
+        let blocksize = compute_blocksize(
+            codec.tuning(),
+            p.clevel,
+            p.typesize,
+            nbytes as i32,
+            p.blocksize.max(0),
+            p.splitmode,
+            filter_flags,
+        ) as usize;
+        let typesize = if p.typesize > MAX_TYPESIZE { 1 } else { p.typesize as usize };
+        Ok((codec, typesize, blocksize.max(1), filter_flags as usize))
+    }
+
+    fn compress_impl(&mut self, src: &[u8], nbytes: usize, dest: &mut [u8], extended: bool) -> Result<usize> {
+        let (codec, typesize, blocksize, filter_flags) = self.plan(nbytes, dest.len())?;
+        let filter_flags = filter_flags as u8;
+        let p = self.params.clone();
+        let nblocks = nbytes.div_ceil(blocksize);
+        let leftover = nbytes % blocksize;
+        let hlen = if extended { EXTENDED_HEADER_LENGTH } else { MIN_HEADER_LENGTH };
+        // Plain copy when asked (clevel 0), when the buffer is tiny, or when not even the
+        // block starts would fit in `dest`.
+        let memcpyed = p.clevel == 0 || nbytes < MIN_BUFFERSIZE as usize || hlen + 4 * nblocks > dest.len();
+        let use_dict = p.use_dict
+            && !memcpyed
+            && matches!(codec.tuning(), Codec::Zstd | Codec::Lz4 | Codec::Lz4Hc);
+        let dont_split = use_dict
+            || !split_block(p.splitmode, codec.tuning(), p.clevel, filter_flags, typesize as i32, blocksize as i32);
+
+        let mut flags = if extended { DOSHUFFLE | DOBITSHUFFLE } else { 0 };
+        if memcpyed {
+            flags |= MEMCPYED;
+        } else {
+            flags |= filter_flags;
+            if dont_split {
+                flags |= DONT_SPLIT;
+            }
+            flags |= codec.format() << 5;
+        }
+        let mut header = ChunkHeader {
+            version: VERSION_FORMAT_STABLE,
+            versionlz: codec.versionlz(),
+            flags,
+            typesize: typesize as u8,
+            nbytes: nbytes as i32,
+            blocksize: blocksize as i32,
+            cbytes: 0,
+            filters: if extended { p.filters } else { [0; MAX_FILTERS] },
+            udcompcode: if extended { p.compcode } else { 0 },
+            compcode_meta: if extended { p.compcode_meta } else { 0 },
+            filters_meta: if extended { p.filters_meta } else { [0; MAX_FILTERS] },
+            blosc2_flags2: 0,
+            blosc2_flags: if use_dict { USEDICT } else { 0 },
+            extended,
+        };
+
+        // Dictionary storage must outlive the job that borrows it.
+        let trained: Vec<u8>;
+        let zdict: codecs::zstd::CDict;
+        let nthreads = (p.nthreads.max(1) as usize).min(nblocks.max(1));
+        self.workers.ensure(p.nthreads.max(1) as usize)?;
+        let call = self.call.clone();
+        let mut job = Job {
+            src,
+            nbytes,
+            typesize,
+            blocksize,
+            nblocks,
+            leftover,
+            dont_split,
+            extended,
+            clevel: p.clevel,
+            codec: codec.clone(),
+            compcode_meta: p.compcode_meta,
+            filters: p.filters,
+            filters_meta: p.filters_meta,
+            prefilter: self.prefilter.as_deref(),
+            nchunk: self.nchunk,
+            call: &call,
+            dict: DictMode::None,
+        };
+
+        let mut cbytes = 0usize;
+        let mut is_memcpyed = memcpyed;
+        if !memcpyed {
+            let mut start = hlen + 4 * nblocks;
+            if use_dict {
+                match self.train_dict(&job, dest, hlen)? {
+                    Some(d) => {
+                        trained = d;
+                        if dest.len() < start + 4 + trained.len() {
+                            return Ok(0);
+                        }
+                        put_i32(dest, start, trained.len() as i32);
+                        dest[start + 4..start + 4 + trained.len()].copy_from_slice(&trained);
+                        start += 4 + trained.len();
+                        if codec.tuning() == Codec::Zstd {
+                            zdict = codecs::zstd::CDict::new(&trained, 1).ok_or(Error::CodecDict)?;
+                            job.dict = DictMode::Zstd(&zdict);
+                        } else {
+                            job.dict = DictMode::Lz4(&trained);
+                        }
+                    }
+                    None => {
+                        // Nothing useful to learn: write a plain chunk.
+                        header.blosc2_flags &= !USEDICT;
+                        job.dict = DictMode::None;
+                    }
+                }
+            }
+            let written = self.compress_blocks(&job, dest, hlen, start, nthreads)?;
+            if written == 0 {
+                is_memcpyed = true;
+                header.flags |= MEMCPYED;
+                header.blosc2_flags &= !USEDICT;
+            } else {
+                cbytes = written;
+                // All streams being zero runs means the chunk is all zeros: keep just the header.
+                let nstreams = if dont_split {
+                    nblocks
+                } else if leftover > 0 {
+                    (nblocks - 1) * typesize + 1
+                } else {
+                    nblocks * typesize
+                };
+                if extended && job.dict_is_none() && cbytes == hlen + 4 * nblocks + 4 * nstreams {
+                    header.blosc2_flags |= Special::Zero.bits() << 4;
+                    cbytes = hlen;
+                }
+            }
+        }
+        if is_memcpyed {
+            if nbytes + hlen > dest.len() {
+                return Ok(0);
+            }
+            job.dict = DictMode::None;
+            self.copy_blocks(&job, &mut dest[hlen..hlen + nbytes])?;
+            cbytes = nbytes + hlen;
+        }
+        header.cbytes = cbytes as i32;
+        header.write(dest);
+        Ok(cbytes)
+    }
+
+    /// Memcpy path: the blocks are stored raw right after the header (prefilter still runs).
+    fn copy_blocks(&self, job: &Job<'_>, out: &mut [u8]) -> Result<()> {
+        match job.prefilter {
+            None => {
+                out.copy_from_slice(&job.src[..job.nbytes]);
+                Ok(())
+            }
+            Some(pf) => {
+                for j in 0..job.nblocks {
+                    let bsize = job.block_len(j);
+                    let offset = j * job.blocksize;
+                    let info = BlockInfo {
+                        nchunk: job.nchunk,
+                        nblock: j as i32,
+                        offset: offset as i32,
+                        size: bsize as i32,
+                        typesize: job.typesize as i32,
+                        tid: 0,
+                    };
+                    let rest = if job.src.is_empty() { &[][..] } else { &job.src[offset..] };
+                    if pf.apply(&info, rest, &mut out[offset..offset + bsize], false) != 0 {
+                        return Err(Error::FilterPipeline);
+                    }
+                }
+                Ok(())
+            }
+        }
+    }
+
+    /// Compress every block after the header and bstarts; `start` is where the first stream
+    /// goes. Returns the chunk length, or 0 when it does not fit in `dest`.
+    fn compress_blocks(&self, job: &Job<'_>, dest: &mut [u8], hlen: usize, start: usize, nthreads: usize) -> Result<usize> {
+        let training = matches!(job.dict, DictMode::Training);
+        if nthreads <= 1 || job.nblocks <= 1 {
+            let mut sc = self.workers.scratch(0);
+            let mut pos = start;
+            for j in 0..job.nblocks {
+                if !training {
+                    put_i32(dest, hlen + 4 * j, pos as i32);
+                }
+                let n = compress_block(job, j, 0, &mut dest[pos..], &mut sc)?;
+                if n == 0 {
+                    return Ok(0);
+                }
+                pos += n;
+            }
+            return Ok(pos);
+        }
+        // Parallel: each block is compressed into its own buffer, then placed in order, so
+        // the chunk is byte-identical to the serial one.
+        let results: Vec<Mutex<Option<Vec<u8>>>> = (0..job.nblocks).map(|_| Mutex::new(None)).collect();
+        let next = AtomicUsize::new(0);
+        let failed = AtomicBool::new(false);
+        let error: Mutex<Option<Error>> = Mutex::new(None);
+        let total = AtomicUsize::new(start);
+        let limit = dest.len();
+        self.workers.run(nthreads, &|tid| {
+            let mut sc = self.workers.scratch(tid);
+            loop {
+                if failed.load(Ordering::Relaxed) {
+                    return;
+                }
+                let j = next.fetch_add(1, Ordering::Relaxed);
+                if j >= job.nblocks {
+                    return;
+                }
+                let mut out = vec![0u8; job.block_bound(j)];
+                match compress_block(job, j, tid, &mut out, &mut sc) {
+                    Ok(0) => {
+                        failed.store(true, Ordering::Relaxed);
+                    }
+                    Ok(n) => {
+                        out.truncate(n);
+                        if total.fetch_add(n, Ordering::Relaxed) + n > limit {
+                            failed.store(true, Ordering::Relaxed);
+                        }
+                        *results[j].lock().unwrap_or_else(|e| e.into_inner()) = Some(out);
+                    }
+                    Err(e) => {
+                        *error.lock().unwrap_or_else(|e| e.into_inner()) = Some(e);
+                        failed.store(true, Ordering::Relaxed);
+                    }
+                }
+            }
+        })?;
+        if let Some(e) = error.into_inner().unwrap_or_else(|e| e.into_inner()) {
+            return Err(e);
+        }
+        if failed.load(Ordering::Relaxed) {
+            return Ok(0);
+        }
+        let mut pos = start;
+        for (j, r) in results.into_iter().enumerate() {
+            let block = r.into_inner().unwrap_or_else(|e| e.into_inner()).ok_or(Error::Failure)?;
+            if pos + block.len() > dest.len() {
+                return Ok(0);
+            }
+            if !training {
+                put_i32(dest, hlen + 4 * j, pos as i32);
+            }
+            dest[pos..pos + block.len()].copy_from_slice(&block);
+            pos += block.len();
+        }
+        Ok(pos)
+    }
+
+    /// Train a dictionary from the filtered blocks (written raw into `dest` as scratch).
+    /// `None` when the data is too small for a useful dictionary.
+    fn train_dict(&self, job: &Job<'_>, dest: &mut [u8], hlen: usize) -> Result<Option<Vec<u8>>> {
+        let mut tjob = Job { dict: DictMode::Training, ..job.clone_shallow() };
+        tjob.dont_split = true;
+        let mut samples = vec![0u8; job.nbytes];
+        let n = self.compress_blocks(&tjob, &mut samples, 0, 0, 1)?;
+        let _ = (dest, hlen);
+        if n != job.nbytes {
+            return Ok(None);
+        }
+        let max = MAX_DICT_SIZE.min(job.nbytes / 20);
+        let nsamples = 8usize;
+        let sample_size = job.nbytes / nsamples;
+        if max < MIN_USEFUL_DICT || sample_size == 0 {
+            return Ok(None);
+        }
+        let sizes = vec![sample_size; nsamples];
+        match codecs::zstd::train_dict(&samples, &sizes, max) {
+            Some(d) if d.len() >= MIN_USEFUL_DICT => Ok(Some(d)),
+            _ => Ok(None),
+        }
+    }
+}
+
+impl<'a> Job<'a> {
+    fn clone_shallow(&self) -> Job<'a> {
+        Job {
+            src: self.src,
+            nbytes: self.nbytes,
+            typesize: self.typesize,
+            blocksize: self.blocksize,
+            nblocks: self.nblocks,
+            leftover: self.leftover,
+            dont_split: self.dont_split,
+            extended: self.extended,
+            clevel: self.clevel,
+            codec: self.codec.clone(),
+            compcode_meta: self.compcode_meta,
+            filters: self.filters,
+            filters_meta: self.filters_meta,
+            prefilter: self.prefilter,
+            nchunk: self.nchunk,
+            call: self.call,
+            dict: self.dict,
+        }
+    }
+
+    fn dict_is_none(&self) -> bool {
+        matches!(self.dict, DictMode::None)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn runs() {
+        assert!(is_run(&[3; 100]));
+        assert!(!is_run(&[]));
+        let mut v = vec![9u8; 37];
+        assert!(is_run(&v));
+        v[36] = 1;
+        assert!(!is_run(&v));
+    }
+}

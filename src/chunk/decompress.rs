@@ -1,0 +1,666 @@
+//! Reading a chunk back: full decompression, partial reads of items or bytes, special-value
+//! chunks, memcpyed chunks, dictionaries and variable-length blocks. Every offset and length
+//! taken from the chunk is checked against the buffer before use.
+
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+use super::header::*;
+use super::hooks::{BlockInfo, Postfilter};
+use super::params::DecompressParams;
+use super::pipeline::{PipelineParams, Slot};
+use super::workers::{Scratch, Workers};
+use crate::codecs::{self, registry as codec_registry, DDict};
+use crate::error::{Error, Result};
+use crate::filters::registry::FilterCallContext;
+use crate::filters::{self, registry as filter_registry};
+
+/// Reads the blocks of a lazy chunk (one whose data stayed on disk) on demand.
+pub trait LazyReader: Send + Sync {
+    /// Read `len` bytes of chunk `nchunk` starting at byte `offset` of that chunk, where the
+    /// chunk starts at `chunk_offset` in its frame.
+    fn read(&self, nchunk: i32, chunk_offset: i64, offset: i64, len: usize) -> Result<Vec<u8>>;
+}
+
+/// A decompression context.
+pub struct Decompressor {
+    pub params: DecompressParams,
+    pub postfilter: Option<Arc<dyn Postfilter>>,
+    /// Blocks to skip in the next call only (`blosc2_set_maskout`).
+    pub maskout: Option<Vec<bool>>,
+    pub nchunk: i64,
+    pub call: FilterCallContext,
+    pub lazy: Option<Arc<dyn LazyReader>>,
+    workers: Workers,
+}
+
+enum ChunkDict {
+    None,
+    Zstd(codecs::zstd::DDict),
+    Lz4(Vec<u8>),
+}
+
+/// A validated chunk, ready to have its blocks decoded.
+pub struct ChunkView<'a> {
+    src: &'a [u8],
+    pub header: ChunkHeader,
+    hlen: usize,
+    pub typesize: usize,
+    pub blocksize: usize,
+    pub nblocks: usize,
+    leftover: usize,
+    pub nbytes: usize,
+    special: Special,
+    memcpyed: bool,
+    dict: ChunkDict,
+    /// For variable-length-block chunks: each block's uncompressed size and start offset.
+    vl: Option<Vec<(usize, usize)>>,
+    /// For lazy chunks: (nchunk, chunk offset in frame, compressed size of each block).
+    lazy: Option<(i32, i64, Vec<i32>)>,
+}
+
+fn get_i32(src: &[u8], at: usize) -> Result<i32> {
+    let b = src.get(at..at + 4).ok_or(Error::ReadBuffer)?;
+    Ok(i32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+}
+
+impl<'a> ChunkView<'a> {
+    /// Parse and validate `src` (of which `srclen` bytes are valid).
+    pub fn new(src: &'a [u8]) -> Result<ChunkView<'a>> {
+        let header = ChunkHeader::read(src)?;
+        let hlen = header.header_len();
+        let lazy_flag = header.lazy();
+        let special = header.special().ok_or(Error::Data)?;
+        let cbytes = header.cbytes as usize;
+        if !lazy_flag && cbytes > src.len() {
+            return Err(Error::InvalidHeader);
+        }
+        let src = if lazy_flag { src } else { &src[..cbytes] };
+        let memcpyed = header.memcpyed();
+        let nbytes = header.nbytes as usize;
+        let typesize = header.typesize as usize;
+        let vlblocks = header.vlblocks();
+        let (blocksize, nblocks, leftover) = if vlblocks {
+            (0, header.blocksize as usize, 0)
+        } else {
+            let bs = header.blocksize as usize;
+            (bs, nbytes.div_ceil(bs), nbytes % bs)
+        };
+        if special == Special::None && memcpyed && cbytes != nbytes + hlen {
+            return Err(Error::Data);
+        }
+        let mut view = ChunkView {
+            src,
+            header,
+            hlen,
+            typesize,
+            blocksize,
+            nblocks,
+            leftover,
+            nbytes,
+            special,
+            memcpyed,
+            dict: ChunkDict::None,
+            vl: None,
+            lazy: None,
+        };
+        if special != Special::None || memcpyed || nbytes == 0 {
+            if special == Special::Value && src.len() < hlen + typesize {
+                return Err(Error::ReadBuffer);
+            }
+            return Ok(view);
+        }
+        let bstarts_end = hlen + 4 * nblocks;
+        if src.len() < bstarts_end {
+            return Err(Error::ReadBuffer);
+        }
+        if lazy_flag {
+            // Trailer: nchunk (i32), chunk offset (i64), then each block's compressed size.
+            let t = bstarts_end;
+            let nchunk = get_i32(src, t)?;
+            let off = src.get(t + 4..t + 12).ok_or(Error::ReadBuffer)?;
+            let chunk_offset = i64::from_le_bytes(off.try_into().expect("8 bytes"));
+            let mut sizes = Vec::with_capacity(nblocks);
+            for j in 0..nblocks {
+                sizes.push(get_i32(src, t + 12 + 4 * j)?);
+            }
+            view.lazy = Some((nchunk, chunk_offset, sizes));
+        }
+        let mut data_start = bstarts_end;
+        if view.header.use_dict() {
+            let dsize = get_i32(src, bstarts_end)?;
+            if dsize <= 0 || dsize as usize > super::compress::MAX_DICT_SIZE {
+                return Err(Error::CodecDict);
+            }
+            let d = src
+                .get(bstarts_end + 4..bstarts_end + 4 + dsize as usize)
+                .ok_or(Error::ReadBuffer)?;
+            view.dict = match view.header.compformat() {
+                codecs::FORMAT_ZSTD => ChunkDict::Zstd(codecs::zstd::DDict::new(d).ok_or(Error::CodecDict)?),
+                codecs::FORMAT_LZ4 => ChunkDict::Lz4(d.to_vec()),
+                _ => return Err(Error::CodecDict),
+            };
+            data_start += 4 + dsize as usize;
+        }
+        if vlblocks {
+            if view.lazy.is_some() {
+                return Err(Error::InvalidParam);
+            }
+            let mut v = Vec::with_capacity(nblocks);
+            let mut total = 0usize;
+            for j in 0..nblocks {
+                let start = get_i32(src, hlen + 4 * j)?;
+                if (start as i64) < data_start as i64 || start as usize + 4 > src.len() {
+                    return Err(Error::Data);
+                }
+                let usize_ = get_i32(src, start as usize)?;
+                if usize_ <= 0 {
+                    return Err(Error::Data);
+                }
+                total += usize_ as usize;
+                v.push((usize_ as usize, start as usize));
+            }
+            if total != nbytes {
+                return Err(Error::Data);
+            }
+            view.blocksize = v.iter().map(|b| b.0).max().unwrap_or(0);
+            view.vl = Some(v);
+        }
+        Ok(view)
+    }
+
+    pub fn is_vlblocks(&self) -> bool {
+        self.vl.is_some()
+    }
+
+    /// Uncompressed size of block `j`.
+    pub fn block_len(&self, j: usize) -> usize {
+        if let Some(v) = &self.vl {
+            return v[j].0;
+        }
+        if j == self.nblocks - 1 && self.leftover > 0 {
+            self.leftover
+        } else {
+            self.blocksize
+        }
+    }
+
+    /// Offset of block `j` in the uncompressed data.
+    pub fn block_offset(&self, j: usize) -> usize {
+        match &self.vl {
+            Some(v) => v[..j].iter().map(|b| b.0).sum(),
+            None => j * self.blocksize,
+        }
+    }
+
+    fn has_delta(&self) -> bool {
+        self.header.filters.contains(&DELTA)
+    }
+}
+
+impl Decompressor {
+    pub fn new(params: DecompressParams) -> Decompressor {
+        Decompressor {
+            params,
+            postfilter: None,
+            maskout: None,
+            nchunk: -1,
+            call: FilterCallContext::default(),
+            lazy: None,
+            workers: Workers::default(),
+        }
+    }
+
+    pub fn release_threads(&mut self) {
+        self.workers.release();
+    }
+
+    /// Decompress a whole chunk into `dest`. Returns the bytes decompressed.
+    pub fn decompress(&mut self, src: &[u8], dest: &mut [u8]) -> Result<usize> {
+        let maskout = self.maskout.take();
+        let view = ChunkView::new(src)?;
+        if view.nbytes > dest.len() {
+            return Err(Error::WriteBuffer);
+        }
+        if let Some(m) = &maskout {
+            if m.len() != view.nblocks {
+                return Err(Error::Data);
+            }
+        }
+        if view.nbytes == 0 {
+            return Ok(0);
+        }
+        let dest = &mut dest[..view.nbytes];
+        let nthreads = (self.params.nthreads.max(1) as usize).min(view.nblocks);
+        self.workers.ensure(self.params.nthreads.max(1) as usize)?;
+        let masked = |j: usize| maskout.as_ref().is_some_and(|m| m[j]);
+
+        // Block 0 first: delta decodes every other block against it.
+        let first_len = view.block_len(0);
+        let (first, rest) = dest.split_at_mut(first_len);
+        if !masked(0) {
+            let mut sc = self.workers.scratch(0);
+            self.decode_block(&view, 0, 0, first, None, &mut sc)?;
+        }
+        let dref: &[u8] = first;
+        if view.nblocks > 1 {
+            // Hand out disjoint output slices, one per block.
+            let mut slices: Vec<Mutex<Option<&mut [u8]>>> = Vec::with_capacity(view.nblocks - 1);
+            let mut tail = rest;
+            for j in 1..view.nblocks {
+                let (b, t) = std::mem::take(&mut tail).split_at_mut(view.block_len(j));
+                slices.push(Mutex::new(Some(b)));
+                tail = t;
+            }
+            let next = AtomicUsize::new(1);
+            let failed = AtomicBool::new(false);
+            let error: Mutex<Option<Error>> = Mutex::new(None);
+            let work = |tid: usize| {
+                let mut sc = self.workers.scratch(tid);
+                loop {
+                    let j = next.fetch_add(1, Ordering::Relaxed);
+                    if j >= view.nblocks || failed.load(Ordering::Relaxed) {
+                        return;
+                    }
+                    if masked(j) {
+                        continue;
+                    }
+                    let out = slices[j - 1].lock().unwrap_or_else(|e| e.into_inner()).take();
+                    let Some(out) = out else { continue };
+                    if let Err(e) = self.decode_block(&view, j, tid, out, Some(dref), &mut sc) {
+                        *error.lock().unwrap_or_else(|e| e.into_inner()) = Some(e);
+                        failed.store(true, Ordering::Relaxed);
+                    }
+                }
+            };
+            if nthreads > 1 {
+                self.workers.run(nthreads, &work)?;
+            } else {
+                work(0);
+            }
+            if let Some(e) = error.into_inner().unwrap_or_else(|e| e.into_inner()) {
+                return Err(e);
+            }
+        }
+        Ok(view.nbytes)
+    }
+
+    /// Decode block `j` into `out` (exactly the block's length).
+    fn decode_block(
+        &self,
+        view: &ChunkView<'_>,
+        j: usize,
+        tid: usize,
+        out: &mut [u8],
+        dref: Option<&[u8]>,
+        sc: &mut Scratch,
+    ) -> Result<()> {
+        let bsize = out.len();
+        let offset = view.block_offset(j);
+        if let Some(pf) = &self.postfilter {
+            // Decode into scratch, then let the postfilter write the destination.
+            let mut tmp = std::mem::take(&mut sc.block);
+            tmp.resize(bsize, 0);
+            let r = self.decode_block_raw(view, j, &mut tmp, dref, sc);
+            let r = r.and_then(|_| {
+                let info = BlockInfo {
+                    nchunk: self.nchunk,
+                    nblock: j as i32,
+                    offset: offset as i32,
+                    size: bsize as i32,
+                    typesize: view.typesize as i32,
+                    tid: tid as i32,
+                };
+                if pf.apply(&info, &tmp, out) != 0 {
+                    Err(Error::Postfilter)
+                } else {
+                    Ok(())
+                }
+            });
+            sc.block = tmp;
+            return r;
+        }
+        self.decode_block_raw(view, j, out, dref, sc)
+    }
+
+    fn decode_block_raw(
+        &self,
+        view: &ChunkView<'_>,
+        j: usize,
+        out: &mut [u8],
+        dref: Option<&[u8]>,
+        sc: &mut Scratch,
+    ) -> Result<()> {
+        let bsize = out.len();
+        let offset = view.block_offset(j);
+        match view.special {
+            Special::Zero => {
+                out.fill(0);
+                return Ok(());
+            }
+            Special::Nan => return fill_nans(view.typesize, out),
+            Special::Value => {
+                let v = &view.src[view.hlen..view.hlen + view.typesize];
+                return fill_value(v, out);
+            }
+            Special::Uninit => return Ok(()),
+            Special::None => {}
+        }
+        if view.memcpyed {
+            let start = view.hlen + offset;
+            let chunk = view.src.get(start..start + bsize).ok_or(Error::ReadBuffer)?;
+            out.copy_from_slice(chunk);
+            return Ok(());
+        }
+        // Where this block's streams are, fetching them from disk for lazy chunks.
+        let lazy_buf;
+        let (bsrc, mut pos, end): (&[u8], usize, usize) = match &view.lazy {
+            Some((nchunk, chunk_offset, sizes)) => {
+                let reader = self.lazy.as_ref().ok_or(Error::InvalidParam)?;
+                let start = get_i32(view.src, view.hlen + 4 * j)?;
+                let len = *sizes.get(j).ok_or(Error::Data)?;
+                if start <= 0 || len < 0 {
+                    return Err(Error::Data);
+                }
+                lazy_buf = reader.read(*nchunk, *chunk_offset, start as i64, len as usize)?;
+                (&lazy_buf[..], 0, lazy_buf.len())
+            }
+            None => {
+                let start = match &view.vl {
+                    Some(v) => v[j].1,
+                    None => get_i32(view.src, view.hlen + 4 * j)? as usize,
+                };
+                if start == 0 || start >= view.src.len() {
+                    return Err(Error::Data);
+                }
+                let end = match &view.vl {
+                    Some(v) => v.get(j + 1).map(|b| b.1).unwrap_or(view.src.len()),
+                    None => view.src.len(),
+                };
+                if end < start {
+                    return Err(Error::Data);
+                }
+                (view.src, start, end)
+            }
+        };
+        let leftoverblock = view.vl.is_none() && j == view.nblocks - 1 && view.leftover > 0;
+        let nstreams = if view.vl.is_none() && !view.header.dont_split() && !leftoverblock && !view.header.use_dict() {
+            view.typesize
+        } else {
+            1
+        };
+        let neblock = bsize / nstreams;
+        if neblock == 0 {
+            return Err(Error::Failure);
+        }
+        let pp = PipelineParams {
+            filters: &view.header.filters,
+            filters_meta: &view.header.filters_meta,
+            typesize: view.typesize,
+            format_version: view.header.version,
+            call: &self.call,
+        };
+        let stages: Vec<(u8, u8)> = (0..MAX_FILTERS)
+            .rev()
+            .filter(|&i| view.header.filters[i] != NOFILTER && view.header.filters[i] != TRUNC_PREC)
+            .map(|i| (view.header.filters[i], view.header.filters_meta[i]))
+            .collect();
+        let Scratch { bufs, codec: cscratch, .. } = sc;
+        // Streams go straight into `out` when no filter needs undoing.
+        let direct = stages.is_empty() || stages.iter().all(|s| s.0 == DELTA);
+        if !direct {
+            bufs.ensure(bsize);
+        }
+        let dict = match &view.dict {
+            ChunkDict::None => DDict::None,
+            ChunkDict::Zstd(d) => DDict::Zstd(d),
+            ChunkDict::Lz4(d) => DDict::Lz4(d),
+        };
+        for s in 0..nstreams {
+            let target: &mut [u8] = if direct {
+                &mut out[s * neblock..(s + 1) * neblock]
+            } else {
+                &mut bufs.a[s * neblock..(s + 1) * neblock]
+            };
+            if pos + 4 > end {
+                return Err(Error::ReadBuffer);
+            }
+            let csize = get_i32(bsrc, pos)?;
+            pos += 4;
+            if view.vl.is_some() {
+                // VL blocks: the field holds the uncompressed size; the stream runs to the
+                // next block's start.
+                let clen = end - pos;
+                decode_stream(view, &bsrc[pos..end], target, cscratch, &dict)?;
+                pos += clen;
+                continue;
+            }
+            if csize == 0 {
+                target.fill(0);
+            } else if csize < 0 {
+                if pos + 1 > end {
+                    return Err(Error::ReadBuffer);
+                }
+                let token = bsrc[pos];
+                pos += 1;
+                if token & 0x1 == 0 || csize < -255 {
+                    return Err(Error::RunLength);
+                }
+                target.fill((-csize) as u8);
+            } else {
+                let csize = csize as usize;
+                if pos + csize > end {
+                    return Err(Error::ReadBuffer);
+                }
+                let cdata = &bsrc[pos..pos + csize];
+                if csize == neblock {
+                    target.copy_from_slice(cdata);
+                } else {
+                    decode_stream(view, cdata, target, cscratch, &dict)?;
+                }
+                pos += csize;
+            }
+        }
+        if direct {
+            for _ in &stages {
+                filters::delta::delta_decode(dref, offset, out, view.typesize);
+            }
+            return Ok(());
+        }
+        // Undo the filters; the last non-delta stage writes into `out`.
+        let last_writer = stages.iter().rposition(|s| s.0 != DELTA).expect("not direct");
+        let mut cur = Slot::A;
+        let mut in_out = false;
+        for (k, &(f, meta)) in stages.iter().enumerate() {
+            if f == DELTA {
+                let data: &mut [u8] = if in_out { out } else { bufs.get_mut(cur, bsize) };
+                filters::delta::delta_decode(dref, offset, data, view.typesize);
+                continue;
+            }
+            let (src, dst): (&[u8], &mut [u8]) = if k == last_writer {
+                in_out = true;
+                (&bufs.get(&[], cur, bsize)[..], &mut *out)
+            } else {
+                let to = if cur == Slot::A { Slot::B } else { Slot::A };
+                let (a, b) = (&mut bufs.a, &mut bufs.b);
+                let r = if to == Slot::B { (&a[..bsize], &mut b[..bsize]) } else { (&b[..bsize], &mut a[..bsize]) };
+                cur = to;
+                (r.0 as &[u8], r.1)
+            };
+            run_backward_stage(&pp, f, meta, src, dst)?;
+        }
+        Ok(())
+    }
+
+    /// Decode `nbytes` bytes starting at byte `start` of the uncompressed data into `dest`,
+    /// touching only the blocks that hold them.
+    pub fn get_bytes(&mut self, src: &[u8], start: usize, nbytes: usize, dest: &mut [u8]) -> Result<usize> {
+        let view = ChunkView::new(src)?;
+        if nbytes == 0 {
+            return Ok(0);
+        }
+        if nbytes > dest.len() {
+            return Err(Error::WriteBuffer);
+        }
+        let stop = start.checked_add(nbytes).ok_or(Error::InvalidParam)?;
+        if start > view.nbytes || stop > view.nbytes {
+            return Err(Error::InvalidParam);
+        }
+        if view.is_vlblocks() {
+            return Err(Error::InvalidParam);
+        }
+        self.workers.ensure(1)?;
+        let mut sc = self.workers.scratch(0);
+        let dest = &mut dest[..nbytes];
+        if view.special != Special::None || (view.memcpyed && self.postfilter.is_none()) {
+            match view.special {
+                Special::Zero => dest.fill(0),
+                Special::Nan => fill_nans(view.typesize, dest)?,
+                Special::Value => fill_value(&view.src[view.hlen..view.hlen + view.typesize], dest)?,
+                Special::Uninit => {}
+                Special::None => {
+                    let s = view.hlen + start;
+                    dest.copy_from_slice(view.src.get(s..s + nbytes).ok_or(Error::ReadBuffer)?);
+                }
+            }
+            return Ok(nbytes);
+        }
+        // Delta needs the first block decoded.
+        let mut first = Vec::new();
+        if view.has_delta() && stop > view.blocksize {
+            first.resize(view.block_len(0), 0);
+            self.decode_block(&view, 0, 0, &mut first, None, &mut sc)?;
+        }
+        let mut written = 0usize;
+        let mut block = std::mem::take(&mut sc.out);
+        let first_block = start / view.blocksize;
+        let last_block = (stop - 1) / view.blocksize;
+        let mut result = Ok(());
+        for j in first_block..=last_block {
+            let boff = j * view.blocksize;
+            let blen = view.block_len(j);
+            let from = start.max(boff) - boff;
+            let to = stop.min(boff + blen) - boff;
+            let dref = if j == 0 { None } else if view.has_delta() { Some(&first[..]) } else { None };
+            if from == 0 && to == blen {
+                // Whole block wanted: decode in place.
+                if let Err(e) = self.decode_block(&view, j, 0, &mut dest[written..written + blen], dref, &mut sc) {
+                    result = Err(e);
+                    break;
+                }
+            } else {
+                block.resize(blen, 0);
+                if let Err(e) = self.decode_block(&view, j, 0, &mut block[..blen], dref, &mut sc) {
+                    result = Err(e);
+                    break;
+                }
+                dest[written..written + to - from].copy_from_slice(&block[from..to]);
+            }
+            written += to - from;
+        }
+        sc.out = block;
+        result?;
+        Ok(written)
+    }
+
+    /// Decode every block of a VL-block chunk into its own buffer.
+    pub fn vl_decompress(&mut self, src: &[u8]) -> Result<Vec<Vec<u8>>> {
+        let view = ChunkView::new(src)?;
+        if !view.is_vlblocks() {
+            return Err(Error::InvalidParam);
+        }
+        self.workers.ensure(1)?;
+        let mut sc = self.workers.scratch(0);
+        let mut out = Vec::with_capacity(view.nblocks);
+        for j in 0..view.nblocks {
+            let mut b = vec![0u8; view.block_len(j)];
+            self.decode_block(&view, j, 0, &mut b, None, &mut sc)?;
+            out.push(b);
+        }
+        Ok(out)
+    }
+
+    /// Decode block `nblock` of a VL-block chunk.
+    pub fn vl_decompress_block(&mut self, src: &[u8], nblock: usize) -> Result<Vec<u8>> {
+        let view = ChunkView::new(src)?;
+        if !view.is_vlblocks() || nblock >= view.nblocks {
+            return Err(Error::InvalidParam);
+        }
+        self.workers.ensure(1)?;
+        let mut sc = self.workers.scratch(0);
+        let mut b = vec![0u8; view.block_len(nblock)];
+        self.decode_block(&view, nblock, 0, &mut b, None, &mut sc)?;
+        Ok(b)
+    }
+}
+
+fn decode_stream(
+    view: &ChunkView<'_>,
+    cdata: &[u8],
+    target: &mut [u8],
+    scratch: &mut codecs::CodecScratch,
+    dict: &DDict<'_>,
+) -> Result<()> {
+    let format = view.header.compformat();
+    if format == codecs::FORMAT_UDCODEC {
+        let id = view.header.udcompcode;
+        let codec = codec_registry::find(id).ok_or(Error::CodecSupport)?;
+        let ctx = codec_registry::CodecCallContext {
+            typesize: view.typesize as i32,
+            compcode: id,
+            compcode_meta: view.header.compcode_meta,
+            ..Default::default()
+        };
+        let n = codec.decode(cdata, target, view.header.compcode_meta, &ctx);
+        if n < 0 || n as usize != target.len() {
+            return Err(Error::Data);
+        }
+        return Ok(());
+    }
+    codecs::decompress_stream(format, cdata, target, scratch, dict)
+}
+
+fn run_backward_stage(p: &PipelineParams<'_>, f: u8, meta: u8, src: &[u8], dst: &mut [u8]) -> Result<()> {
+    match f {
+        SHUFFLE => {
+            filters::unshuffle_with_meta(p.typesize, meta, src, dst);
+            Ok(())
+        }
+        BITSHUFFLE => filters::bitshuffle::bitunshuffle(p.typesize, src, dst, p.format_version)
+            .map_err(|_| Error::FilterPipeline),
+        id if id <= 31 => Err(Error::FilterPipeline),
+        id => {
+            let uf = filter_registry::find(id).ok_or(Error::FilterPipeline)?;
+            let rc = uf.backward(src, dst, meta, p.call);
+            if rc != 0 {
+                Err(Error::from_code(rc).unwrap_or(Error::FilterPipeline))
+            } else {
+                Ok(())
+            }
+        }
+    }
+}
+
+/// NaN chunks exist only for 4- and 8-byte floats.
+fn fill_nans(typesize: usize, out: &mut [u8]) -> Result<()> {
+    match typesize {
+        4 => fill_value(&f32::NAN.to_le_bytes(), out),
+        8 => fill_value(&f64::NAN.to_le_bytes(), out),
+        _ => Err(Error::Data),
+    }
+}
+
+/// Repeat `value` over `out`; a trailing partial element gets the value's first bytes.
+fn fill_value(value: &[u8], out: &mut [u8]) -> Result<()> {
+    if value.is_empty() {
+        return Err(Error::Data);
+    }
+    let mut chunks = out.chunks_exact_mut(value.len());
+    for c in &mut chunks {
+        c.copy_from_slice(value);
+    }
+    let rest = chunks.into_remainder();
+    let n = rest.len();
+    rest.copy_from_slice(&value[..n]);
+    Ok(())
+}

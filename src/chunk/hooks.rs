@@ -1,0 +1,29 @@
+//! Per-block callbacks supplied by the user (prefilter, postfilter) and the block-level
+//! information handed to them. The C layer implements these traits over C function pointers.
+
+/// Where a block sits, for callbacks.
+#[derive(Debug, Clone, Copy)]
+pub struct BlockInfo {
+    pub nchunk: i64,
+    pub nblock: i32,
+    /// Byte offset of the block inside the chunk's uncompressed data.
+    pub offset: i32,
+    pub size: i32,
+    pub typesize: i32,
+    pub tid: i32,
+}
+
+/// Produces the data of a block before the filter pipeline runs.
+pub trait Prefilter: Send + Sync {
+    /// `input` is the source from the block's start to the end of the buffer (may be empty when
+    /// the caller compresses with no source); `output` is exactly the block.
+    /// Returns 0 on success.
+    fn apply(&self, info: &BlockInfo, input: &[u8], output: &mut [u8], output_is_disposable: bool)
+        -> i32;
+}
+
+/// Transforms a decompressed block after the filter pipeline ran.
+pub trait Postfilter: Send + Sync {
+    /// `input` is the decoded block; `output` the block's place in the destination.
+    fn apply(&self, info: &BlockInfo, input: &[u8], output: &mut [u8]) -> i32;
+}

@@ -1,0 +1,15 @@
+//! One Blosc chunk: header, compression and decompression of its blocks, partial reads,
+//! special-value chunks and variable-length-block chunks (README_CHUNK_FORMAT.rst).
+
+pub mod blocksize;
+pub mod compress;
+pub mod decompress;
+pub mod header;
+pub mod hooks;
+pub mod params;
+pub mod pipeline;
+pub mod special;
+pub mod workers;
+
+pub use header::{ChunkHeader, Special};
+pub use params::{CompressParams, DecompressParams};

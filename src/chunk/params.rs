@@ -1,0 +1,59 @@
+//! Compression and decompression parameters of a context, in safe Rust terms.
+
+use super::blocksize::FORWARD_COMPAT_SPLIT;
+use super::header::MAX_FILTERS;
+use crate::codecs::Codec;
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CompressParams {
+    /// The codec id as given by the user (a built-in id or a registered one).
+    pub compcode: u8,
+    pub compcode_meta: u8,
+    pub clevel: u8,
+    pub use_dict: bool,
+    pub typesize: i32,
+    pub nthreads: i16,
+    /// 0 means automatic.
+    pub blocksize: i32,
+    pub splitmode: i32,
+    pub filters: [u8; MAX_FILTERS],
+    pub filters_meta: [u8; MAX_FILTERS],
+    pub instr_codec: bool,
+}
+
+impl Default for CompressParams {
+    /// The reference's `BLOSC2_CPARAMS_DEFAULTS`.
+    fn default() -> Self {
+        CompressParams {
+            compcode: 0,
+            compcode_meta: 0,
+            clevel: 5,
+            use_dict: false,
+            typesize: 8,
+            nthreads: 1,
+            blocksize: 0,
+            splitmode: FORWARD_COMPAT_SPLIT,
+            filters: [0, 0, 0, 0, 0, 1],
+            filters_meta: [0; MAX_FILTERS],
+            instr_codec: false,
+        }
+    }
+}
+
+impl CompressParams {
+    pub fn codec(&self) -> Option<Codec> {
+        Codec::from_code(self.compcode)
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DecompressParams {
+    pub nthreads: i16,
+    pub typesize: i32,
+}
+
+impl Default for DecompressParams {
+    fn default() -> Self {
+        DecompressParams { nthreads: 1, typesize: 8 }
+    }
+}

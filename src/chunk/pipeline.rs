@@ -1,0 +1,171 @@
+//! The filter pipeline of one block: six slots applied in increasing order when compressing
+//! and in decreasing order when decompressing (README_CHUNK_FORMAT.rst, `filter_codes`).
+
+use super::header::{BITSHUFFLE, DELTA, MAX_FILTERS, NOFILTER, SHUFFLE, TRUNC_PREC};
+use crate::error::{Error, Result};
+use crate::filters::{self, registry};
+
+/// Which buffer currently holds the block's bytes.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Slot {
+    Input,
+    A,
+    B,
+}
+
+fn other(s: Slot) -> Slot {
+    if s == Slot::A {
+        Slot::B
+    } else {
+        Slot::A
+    }
+}
+
+/// Scratch space for one worker: two block-sized buffers the pipeline ping-pongs between.
+#[derive(Default)]
+pub struct Buffers {
+    pub a: Vec<u8>,
+    pub b: Vec<u8>,
+}
+
+impl Buffers {
+    pub fn ensure(&mut self, n: usize) {
+        if self.a.len() < n {
+            self.a.resize(n, 0);
+        }
+        if self.b.len() < n {
+            self.b.resize(n, 0);
+        }
+    }
+
+    /// (source, destination) views for a step reading `from` and writing `to`.
+    fn pair<'a>(&'a mut self, input: &'a [u8], from: Slot, to: Slot, n: usize) -> (&'a [u8], &'a mut [u8]) {
+        match (from, to) {
+            (Slot::Input, Slot::A) => (&input[..n], &mut self.a[..n]),
+            (Slot::Input, Slot::B) => (&input[..n], &mut self.b[..n]),
+            (Slot::A, Slot::B) => (&self.a[..n], &mut self.b[..n]),
+            (Slot::B, Slot::A) => (&self.b[..n], &mut self.a[..n]),
+            _ => unreachable!("pipeline never writes into its input"),
+        }
+    }
+
+    pub fn get<'a>(&'a self, input: &'a [u8], s: Slot, n: usize) -> &'a [u8] {
+        match s {
+            Slot::Input => &input[..n],
+            Slot::A => &self.a[..n],
+            Slot::B => &self.b[..n],
+        }
+    }
+
+    pub fn get_mut(&mut self, s: Slot, n: usize) -> &mut [u8] {
+        match s {
+            Slot::A => &mut self.a[..n],
+            Slot::B => &mut self.b[..n],
+            Slot::Input => unreachable!("the input is read-only"),
+        }
+    }
+}
+
+/// Everything a pipeline step needs to know besides the data.
+pub struct PipelineParams<'a> {
+    pub filters: &'a [u8; MAX_FILTERS],
+    pub filters_meta: &'a [u8; MAX_FILTERS],
+    pub typesize: usize,
+    /// Chunk format version (old bitshuffle chunks need a compatibility path).
+    pub format_version: u8,
+    pub call: &'a registry::FilterCallContext,
+}
+
+/// Whether the compressing pipeline does anything at all.
+pub fn forward_is_noop(filters: &[u8; MAX_FILTERS]) -> bool {
+    filters.iter().all(|&f| f == NOFILTER)
+}
+
+/// Whether the decompressing pipeline does anything (trunc_prec needs no undoing).
+pub fn backward_is_noop(filters: &[u8; MAX_FILTERS]) -> bool {
+    filters.iter().all(|&f| f == NOFILTER || f == TRUNC_PREC)
+}
+
+/// Run the filters over `block_in` (which starts at byte `offset` of the chunk's data; `dref`
+/// is the chunk's first block, delta's reference). Returns where the filtered block is.
+pub fn forward(
+    p: &PipelineParams<'_>,
+    dref: &[u8],
+    offset: usize,
+    block_in: &[u8],
+    n: usize,
+    start: Slot,
+    bufs: &mut Buffers,
+) -> Result<Slot> {
+    let mut cur = start;
+    for i in 0..MAX_FILTERS {
+        let f = p.filters[i];
+        if f == NOFILTER {
+            continue;
+        }
+        let meta = p.filters_meta[i];
+        let to = other(cur);
+        let (src, dst) = bufs.pair(block_in, cur, to, n);
+        match f {
+            SHUFFLE => filters::shuffle_with_meta(p.typesize, meta, src, dst),
+            BITSHUFFLE => {
+                filters::bitshuffle::bitshuffle(p.typesize, src, dst).map_err(|_| Error::FilterPipeline)?
+            }
+            DELTA => filters::delta::delta_encode(dref, offset, src, dst, p.typesize),
+            TRUNC_PREC => filters::trunc_prec::trunc_prec(meta as i8, p.typesize, src, dst)
+                .map_err(|_| Error::FilterPipeline)?,
+            id if id <= 31 => return Err(Error::FilterPipeline),
+            id => {
+                let uf = registry::find(id).ok_or(Error::FilterPipeline)?;
+                if uf.forward(src, dst, meta, p.call) != 0 {
+                    return Err(Error::FilterPipeline);
+                }
+            }
+        }
+        cur = to;
+    }
+    Ok(cur)
+}
+
+/// Undo the filters over a decoded block held in `start` (A or B). `dref` is the chunk's
+/// fully decoded first block, `None` while decoding that block itself.
+pub fn backward(
+    p: &PipelineParams<'_>,
+    offset: usize,
+    n: usize,
+    start: Slot,
+    bufs: &mut Buffers,
+    dref: Option<&[u8]>,
+) -> Result<Slot> {
+    let mut cur = start;
+    for i in (0..MAX_FILTERS).rev() {
+        let f = p.filters[i];
+        if f == NOFILTER || f == TRUNC_PREC {
+            continue;
+        }
+        let meta = p.filters_meta[i];
+        if f == DELTA {
+            // In place: delta decodes against the chunk's first block.
+            let data = bufs.get_mut(cur, n);
+            filters::delta::delta_decode(dref, offset, data, p.typesize);
+            continue;
+        }
+        let to = other(cur);
+        let (src, dst) = bufs.pair(&[], cur, to, n);
+        match f {
+            SHUFFLE => filters::unshuffle_with_meta(p.typesize, meta, src, dst),
+            BITSHUFFLE => filters::bitshuffle::bitunshuffle(p.typesize, src, dst, p.format_version)
+                .map_err(|_| Error::FilterPipeline)?,
+            id if id <= 31 => return Err(Error::FilterPipeline),
+            id => {
+                let uf = registry::find(id).ok_or(Error::FilterPipeline)?;
+                let rc = uf.backward(src, dst, meta, p.call);
+                if rc != 0 {
+                    return Err(Error::from_code(rc).unwrap_or(Error::FilterPipeline));
+                }
+            }
+        }
+        cur = to;
+    }
+    Ok(cur)
+}

@@ -1,0 +1,215 @@
+//! LZ4 and LZ4HC through the bundled liblz4 1.10 (the reference's version).
+
+use crate::error::{Error, Result};
+use libc::{c_char, c_int, c_void};
+
+extern "C" {
+    // Present in the liblz4 that lz4-sys compiles, but not declared by lz4-sys.
+    fn LZ4_initStream(buffer: *mut c_void, size: usize) -> *mut c_void;
+    fn LZ4_sizeofState() -> c_int;
+    fn LZ4_loadDict(stream: *mut c_void, dict: *const c_char, dict_size: c_int) -> c_int;
+    fn LZ4_compress_fast_continue(
+        stream: *mut c_void,
+        src: *const c_char,
+        dst: *mut c_char,
+        src_size: c_int,
+        dst_capacity: c_int,
+        acceleration: c_int,
+    ) -> c_int;
+    fn LZ4_decompress_safe_usingDict(
+        src: *const c_char,
+        dst: *mut c_char,
+        compressed_size: c_int,
+        dst_capacity: c_int,
+        dict_start: *const c_char,
+        dict_size: c_int,
+    ) -> c_int;
+    fn LZ4_sizeofStateHC() -> c_int;
+    fn LZ4_initStreamHC(buffer: *mut c_void, size: usize) -> *mut c_void;
+    fn LZ4_resetStreamHC_fast(stream: *mut c_void, level: c_int);
+    fn LZ4_loadDictHC(stream: *mut c_void, dict: *const c_char, dict_size: c_int) -> c_int;
+    fn LZ4_compress_HC_continue(
+        stream: *mut c_void,
+        src: *const c_char,
+        dst: *mut c_char,
+        src_size: c_int,
+        dst_capacity: c_int,
+    ) -> c_int;
+}
+
+fn clamp_len(n: usize) -> c_int {
+    n.min(i32::MAX as usize) as c_int
+}
+
+/// LZ4 with acceleration 1 (the reference pins it there for every clevel).
+pub fn compress(src: &[u8], dest: &mut [u8]) -> Result<usize> {
+    if src.len() > i32::MAX as usize {
+        return Err(Error::TwoGbLimit);
+    }
+    // SAFETY: both pointers come from live slices and the lengths passed are theirs.
+    let n = unsafe {
+        lz4_sys::LZ4_compress_fast(
+            src.as_ptr() as *const c_char,
+            dest.as_mut_ptr() as *mut c_char,
+            src.len() as c_int,
+            clamp_len(dest.len()),
+            1,
+        )
+    };
+    if n < 0 {
+        return Err(Error::Data);
+    }
+    Ok(n as usize)
+}
+
+pub fn compress_hc(src: &[u8], dest: &mut [u8], clevel: u8) -> Result<usize> {
+    if src.len() > (2usize << 30) {
+        return Err(Error::TwoGbLimit);
+    }
+    // SAFETY: as above; LZ4_compress_HC never writes past `dstCapacity`.
+    let n = unsafe {
+        lz4_sys::LZ4_compress_HC(
+            src.as_ptr() as *const c_char,
+            dest.as_mut_ptr() as *mut c_char,
+            src.len() as c_int,
+            clamp_len(dest.len()),
+            clevel as c_int,
+        )
+    };
+    if n < 0 {
+        return Err(Error::Data);
+    }
+    Ok(n as usize)
+}
+
+/// Compress with a dictionary (`use_dict` with lz4/lz4hc).
+pub fn compress_with_dict(
+    src: &[u8],
+    dest: &mut [u8],
+    dict: &[u8],
+    hc: bool,
+    clevel: u8,
+) -> Result<usize> {
+    // State buffers must be 8-byte aligned: use u64 storage.
+    let n = if hc {
+        // SAFETY: the state buffer is sized by LZ4 itself, aligned to 8 and initialised by
+        // LZ4_initStreamHC before use; slices provide valid pointers and lengths.
+        unsafe {
+            let size = LZ4_sizeofStateHC() as usize;
+            let mut state = vec![0u64; size.div_ceil(8)];
+            let s = LZ4_initStreamHC(state.as_mut_ptr() as *mut c_void, size);
+            if s.is_null() {
+                return Err(Error::MemoryAlloc);
+            }
+            LZ4_resetStreamHC_fast(s, clevel as c_int);
+            LZ4_loadDictHC(s, dict.as_ptr() as *const c_char, clamp_len(dict.len()));
+            LZ4_compress_HC_continue(
+                s,
+                src.as_ptr() as *const c_char,
+                dest.as_mut_ptr() as *mut c_char,
+                clamp_len(src.len()),
+                clamp_len(dest.len()),
+            )
+        }
+    } else {
+        // SAFETY: as above for the fast LZ4 stream state.
+        unsafe {
+            let size = LZ4_sizeofState() as usize;
+            let mut state = vec![0u64; size.div_ceil(8)];
+            let s = LZ4_initStream(state.as_mut_ptr() as *mut c_void, size);
+            if s.is_null() {
+                return Err(Error::MemoryAlloc);
+            }
+            LZ4_loadDict(s, dict.as_ptr() as *const c_char, clamp_len(dict.len()));
+            LZ4_compress_fast_continue(
+                s,
+                src.as_ptr() as *const c_char,
+                dest.as_mut_ptr() as *mut c_char,
+                clamp_len(src.len()),
+                clamp_len(dest.len()),
+                1,
+            )
+        }
+    };
+    if n < 0 {
+        return Err(Error::Data);
+    }
+    Ok(n as usize)
+}
+
+pub fn decompress(src: &[u8], dest: &mut [u8]) -> Option<usize> {
+    if src.len() > i32::MAX as usize || dest.len() > i32::MAX as usize {
+        return None;
+    }
+    // SAFETY: LZ4_decompress_safe is bounds-checked on both buffers by design.
+    let n = unsafe {
+        lz4_sys::LZ4_decompress_safe(
+            src.as_ptr() as *const c_char,
+            dest.as_mut_ptr() as *mut c_char,
+            src.len() as c_int,
+            dest.len() as c_int,
+        )
+    };
+    (n >= 0).then_some(n as usize)
+}
+
+pub fn decompress_with_dict(src: &[u8], dest: &mut [u8], dict: &[u8]) -> Option<usize> {
+    if src.len() > i32::MAX as usize || dest.len() > i32::MAX as usize {
+        return None;
+    }
+    // SAFETY: the _usingDict variant is bounds-checked like LZ4_decompress_safe; the
+    // dictionary slice is only read.
+    let n = unsafe {
+        LZ4_decompress_safe_usingDict(
+            src.as_ptr() as *const c_char,
+            dest.as_mut_ptr() as *mut c_char,
+            src.len() as c_int,
+            dest.len() as c_int,
+            dict.as_ptr() as *const c_char,
+            clamp_len(dict.len()),
+        )
+    };
+    (n >= 0).then_some(n as usize)
+}
+
+/// "MAJOR.MINOR.RELEASE" of the linked liblz4.
+pub fn version() -> String {
+    // SAFETY: a pure function of the library.
+    let v = unsafe { lz4_sys::LZ4_versionNumber() };
+    format!("{}.{}.{}", v / 10000, (v / 100) % 100, v % 100)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_trip_and_bad_input() {
+        let src: Vec<u8> = (0..100_000u32).map(|i| (i % 251) as u8).collect();
+        let mut c = vec![0u8; 200_000];
+        let n = compress(&src, &mut c).unwrap();
+        assert!(n > 0 && n < src.len());
+        let mut d = vec![0u8; src.len()];
+        assert_eq!(decompress(&c[..n], &mut d), Some(src.len()));
+        assert_eq!(d, src);
+        let mut small = vec![0u8; 10];
+        assert_eq!(decompress(&c[..n], &mut small), None);
+        assert_eq!(decompress(&c[..n / 2], &mut d), None);
+        let nh = compress_hc(&src, &mut c, 9).unwrap();
+        assert_eq!(decompress(&c[..nh], &mut d), Some(src.len()));
+        assert_eq!(version(), "1.10.0");
+    }
+
+    #[test]
+    fn dict_round_trip() {
+        let dict: Vec<u8> = (0..4096u32).map(|i| (i * 7 % 256) as u8).collect();
+        let src: Vec<u8> = (0..8192u32).map(|i| (i * 7 % 256) as u8).collect();
+        for hc in [false, true] {
+            let mut c = vec![0u8; 10_000];
+            let n = compress_with_dict(&src, &mut c, &dict, hc, 5).unwrap();
+            let mut d = vec![0u8; src.len()];
+            assert_eq!(decompress_with_dict(&c[..n], &mut d, &dict), Some(src.len()));
+            assert_eq!(d, src);
+        }
+    }
+}

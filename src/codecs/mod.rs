@@ -1,0 +1,190 @@
+//! The codecs that compress one stream of a block: the built-in ones (BloscLZ, LZ4, LZ4HC,
+//! zlib, zstd), the decode-only legacy snappy, and the registry of user codecs.
+//!
+//! Every codec follows the chunk layer's contract (README_CHUNK_FORMAT, "Compressed Data
+//! Streams"): compression returns the number of bytes written, or 0 when the stream did not
+//! fit in the output (the chunk layer then stores it raw); decompression must produce exactly
+//! the expected number of bytes or fail.
+
+pub mod blosclz;
+pub mod lz4;
+pub mod registry;
+pub mod snappy;
+pub mod zlib;
+pub mod zstd;
+
+use crate::error::{Error, Result};
+
+/// Codec ids as stored in cparams and in the extended header's `udcompcode` byte.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Codec {
+    BloscLz,
+    Lz4,
+    Lz4Hc,
+    Zlib,
+    Zstd,
+    /// A codec registered at run time (ids 32..=255).
+    User(u8),
+}
+
+impl Codec {
+    pub fn from_code(code: u8) -> Option<Codec> {
+        Some(match code {
+            0 => Codec::BloscLz,
+            1 => Codec::Lz4,
+            2 => Codec::Lz4Hc,
+            4 => Codec::Zlib,
+            5 => Codec::Zstd,
+            c if c >= 32 => Codec::User(c),
+            _ => return None,
+        })
+    }
+
+    pub fn code(self) -> u8 {
+        match self {
+            Codec::BloscLz => 0,
+            Codec::Lz4 => 1,
+            Codec::Lz4Hc => 2,
+            Codec::Zlib => 4,
+            Codec::Zstd => 5,
+            Codec::User(c) => c,
+        }
+    }
+
+    /// The 3-bit format code stored in the chunk `flags` byte (bits 5-7).
+    pub fn format(self) -> u8 {
+        match self {
+            Codec::BloscLz => FORMAT_BLOSCLZ,
+            Codec::Lz4 | Codec::Lz4Hc => FORMAT_LZ4,
+            Codec::Zlib => FORMAT_ZLIB,
+            Codec::Zstd => FORMAT_ZSTD,
+            Codec::User(_) => FORMAT_UDCODEC,
+        }
+    }
+
+    pub fn name(self) -> Option<&'static str> {
+        match self {
+            Codec::BloscLz => Some("blosclz"),
+            Codec::Lz4 => Some("lz4"),
+            Codec::Lz4Hc => Some("lz4hc"),
+            Codec::Zlib => Some("zlib"),
+            Codec::Zstd => Some("zstd"),
+            Codec::User(_) => None,
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Codec> {
+        Some(match name {
+            "blosclz" => Codec::BloscLz,
+            "lz4" => Codec::Lz4,
+            "lz4hc" => Codec::Lz4Hc,
+            "zlib" => Codec::Zlib,
+            "zstd" => Codec::Zstd,
+            _ => return None,
+        })
+    }
+
+    /// "High compression ratio" codecs get larger automatic blocks (see `chunk::blocksize`).
+    pub fn is_hcr(self) -> bool {
+        matches!(self, Codec::Lz4Hc | Codec::Zlib | Codec::Zstd)
+    }
+}
+
+/// The BloscLZ format version this implementation is byte-compatible with.
+pub const BLOSCLZ_VERSION: &str = "2.5.3";
+
+pub const FORMAT_BLOSCLZ: u8 = 0;
+pub const FORMAT_LZ4: u8 = 1;
+pub const FORMAT_SNAPPY: u8 = 2;
+pub const FORMAT_ZLIB: u8 = 3;
+pub const FORMAT_ZSTD: u8 = 4;
+pub const FORMAT_UDCODEC: u8 = 6;
+
+/// The names and versions `blosc2_get_complib_info` reports, per library.
+pub fn complib_name(format: u8) -> Option<&'static str> {
+    match format {
+        FORMAT_BLOSCLZ => Some("BloscLZ"),
+        FORMAT_LZ4 => Some("LZ4"),
+        FORMAT_SNAPPY => Some("Snappy"),
+        FORMAT_ZLIB => Some("Zlib"),
+        FORMAT_ZSTD => Some("Zstd"),
+        _ => None,
+    }
+}
+
+/// Per-thread codec state reused between blocks (zstd contexts are costly to create).
+#[derive(Default)]
+pub struct CodecScratch {
+    pub zstd: zstd::ZstdState,
+}
+
+/// Dictionaries a chunk is compressed or decompressed with (`BLOSC2_USEDICT`).
+pub enum Dict<'a> {
+    None,
+    Zstd(&'a zstd::CDict),
+    Lz4(&'a [u8]),
+}
+
+/// Compress one stream with a built-in codec. `Ok(0)` means "did not fit in `dest`".
+pub fn compress_stream(
+    codec: Codec,
+    clevel: u8,
+    src: &[u8],
+    dest: &mut [u8],
+    scratch: &mut CodecScratch,
+    dict: &Dict<'_>,
+) -> Result<usize> {
+    match codec {
+        Codec::BloscLz => Ok(blosclz::compress(clevel as i32, src, dest)),
+        Codec::Lz4 => match dict {
+            Dict::Lz4(d) => lz4::compress_with_dict(src, dest, d, false, clevel),
+            _ => lz4::compress(src, dest),
+        },
+        Codec::Lz4Hc => match dict {
+            Dict::Lz4(d) => lz4::compress_with_dict(src, dest, d, true, clevel),
+            _ => lz4::compress_hc(src, dest, clevel),
+        },
+        Codec::Zlib => Ok(zlib::compress(src, dest, clevel)),
+        Codec::Zstd => match dict {
+            Dict::Zstd(cd) => Ok(scratch.zstd.compress_with_dict(src, dest, cd)),
+            _ => Ok(scratch.zstd.compress(src, dest, clevel)),
+        },
+        Codec::User(_) => Err(Error::CodecSupport),
+    }
+}
+
+/// Decompress one stream whose codec is given by the chunk's format code. The output must be
+/// filled exactly; anything else is `Error::Data`.
+pub fn decompress_stream(
+    format: u8,
+    src: &[u8],
+    dest: &mut [u8],
+    scratch: &mut CodecScratch,
+    dict: &DDict<'_>,
+) -> Result<()> {
+    let n = match format {
+        FORMAT_BLOSCLZ => blosclz::decompress(src, dest),
+        FORMAT_LZ4 => match dict {
+            DDict::Lz4(d) => lz4::decompress_with_dict(src, dest, d),
+            _ => lz4::decompress(src, dest),
+        },
+        FORMAT_SNAPPY => snappy::decompress(src, dest),
+        FORMAT_ZLIB => zlib::decompress(src, dest),
+        FORMAT_ZSTD => match dict {
+            DDict::Zstd(d) => scratch.zstd.decompress_with_dict(src, dest, d),
+            _ => scratch.zstd.decompress(src, dest),
+        },
+        _ => return Err(Error::CodecSupport),
+    };
+    match n {
+        Some(n) if n == dest.len() => Ok(()),
+        _ => Err(Error::Data),
+    }
+}
+
+/// Dictionaries for decompression.
+pub enum DDict<'a> {
+    None,
+    Zstd(&'a zstd::DDict),
+    Lz4(&'a [u8]),
+}

@@ -1,0 +1,237 @@
+//! Zstandard through the bundled libzstd 1.5.7, with per-thread contexts and dictionaries.
+
+use zstd_sys as zs;
+
+/// Blosc clevel (1..=9) to zstd level, as the reference maps it: odd levels 1..15, then the
+/// maximum level at 9.
+pub fn zstd_level(clevel: u8) -> i32 {
+    // SAFETY: pure library query.
+    let max = unsafe { zs::ZSTD_maxCLevel() };
+    let mut level = if clevel < 9 { clevel as i32 * 2 - 1 } else { max };
+    if level == 8 {
+        level = max - 2;
+    }
+    level
+}
+
+/// Lazily created compression and decompression contexts, owned by one worker.
+#[derive(Default)]
+pub struct ZstdState {
+    cctx: Option<std::ptr::NonNull<zs::ZSTD_CCtx>>,
+    dctx: Option<std::ptr::NonNull<zs::ZSTD_DCtx>>,
+}
+
+// SAFETY: the contexts are used by one thread at a time (the owner of the state).
+unsafe impl Send for ZstdState {}
+
+impl ZstdState {
+    fn cctx(&mut self) -> Option<*mut zs::ZSTD_CCtx> {
+        if self.cctx.is_none() {
+            // SAFETY: plain allocation; null is handled.
+            self.cctx = std::ptr::NonNull::new(unsafe { zs::ZSTD_createCCtx() });
+        }
+        self.cctx.map(|p| p.as_ptr())
+    }
+
+    fn dctx(&mut self) -> Option<*mut zs::ZSTD_DCtx> {
+        if self.dctx.is_none() {
+            // SAFETY: plain allocation; null is handled.
+            self.dctx = std::ptr::NonNull::new(unsafe { zs::ZSTD_createDCtx() });
+        }
+        self.dctx.map(|p| p.as_ptr())
+    }
+
+    /// 0 when the output does not fit (or any zstd error): the caller stores the stream raw.
+    pub fn compress(&mut self, src: &[u8], dest: &mut [u8], clevel: u8) -> usize {
+        let Some(cctx) = self.cctx() else { return 0 };
+        // SAFETY: cctx is live; buffers are valid for their lengths.
+        let code = unsafe {
+            zs::ZSTD_compressCCtx(
+                cctx,
+                dest.as_mut_ptr().cast(),
+                dest.len(),
+                src.as_ptr().cast(),
+                src.len(),
+                zstd_level(clevel),
+            )
+        };
+        // SAFETY: pure function.
+        if unsafe { zs::ZSTD_isError(code) } != 0 {
+            0
+        } else {
+            code
+        }
+    }
+
+    pub fn compress_with_dict(&mut self, src: &[u8], dest: &mut [u8], dict: &CDict) -> usize {
+        let Some(cctx) = self.cctx() else { return 0 };
+        // SAFETY: cctx and the cdict are live; buffers are valid for their lengths.
+        let code = unsafe {
+            zs::ZSTD_compress_usingCDict(
+                cctx,
+                dest.as_mut_ptr().cast(),
+                dest.len(),
+                src.as_ptr().cast(),
+                src.len(),
+                dict.0.as_ptr(),
+            )
+        };
+        // SAFETY: pure function.
+        if unsafe { zs::ZSTD_isError(code) } != 0 {
+            0
+        } else {
+            code
+        }
+    }
+
+    pub fn decompress(&mut self, src: &[u8], dest: &mut [u8]) -> Option<usize> {
+        let dctx = self.dctx()?;
+        // SAFETY: dctx is live; zstd bounds-checks both buffers.
+        let code = unsafe {
+            zs::ZSTD_decompressDCtx(
+                dctx,
+                dest.as_mut_ptr().cast(),
+                dest.len(),
+                src.as_ptr().cast(),
+                src.len(),
+            )
+        };
+        // SAFETY: pure function.
+        (unsafe { zs::ZSTD_isError(code) } == 0).then_some(code)
+    }
+
+    pub fn decompress_with_dict(
+        &mut self,
+        src: &[u8],
+        dest: &mut [u8],
+        dict: &DDict,
+    ) -> Option<usize> {
+        let dctx = self.dctx()?;
+        // SAFETY: dctx and ddict are live; zstd bounds-checks both buffers.
+        let code = unsafe {
+            zs::ZSTD_decompress_usingDDict(
+                dctx,
+                dest.as_mut_ptr().cast(),
+                dest.len(),
+                src.as_ptr().cast(),
+                src.len(),
+                dict.0.as_ptr(),
+            )
+        };
+        // SAFETY: pure function.
+        (unsafe { zs::ZSTD_isError(code) } == 0).then_some(code)
+    }
+}
+
+impl Drop for ZstdState {
+    fn drop(&mut self) {
+        // SAFETY: each context was created by zstd and is freed exactly once.
+        unsafe {
+            if let Some(c) = self.cctx.take() {
+                zs::ZSTD_freeCCtx(c.as_ptr());
+            }
+            if let Some(d) = self.dctx.take() {
+                zs::ZSTD_freeDCtx(d.as_ptr());
+            }
+        }
+    }
+}
+
+/// A digested compression dictionary.
+pub struct CDict(std::ptr::NonNull<zs::ZSTD_CDict>);
+// SAFETY: a ZSTD_CDict is read-only after creation and may be shared between threads.
+unsafe impl Send for CDict {}
+unsafe impl Sync for CDict {}
+
+impl CDict {
+    pub fn new(dict: &[u8], level: i32) -> Option<CDict> {
+        // SAFETY: zstd copies the dictionary content.
+        let p = unsafe { zs::ZSTD_createCDict(dict.as_ptr().cast(), dict.len(), level) };
+        std::ptr::NonNull::new(p).map(CDict)
+    }
+}
+
+impl Drop for CDict {
+    fn drop(&mut self) {
+        // SAFETY: created by ZSTD_createCDict, freed once.
+        unsafe { zs::ZSTD_freeCDict(self.0.as_ptr()) };
+    }
+}
+
+/// A digested decompression dictionary.
+pub struct DDict(std::ptr::NonNull<zs::ZSTD_DDict>);
+// SAFETY: a ZSTD_DDict is read-only after creation.
+unsafe impl Send for DDict {}
+unsafe impl Sync for DDict {}
+
+impl DDict {
+    pub fn new(dict: &[u8]) -> Option<DDict> {
+        // SAFETY: zstd copies the dictionary content.
+        let p = unsafe { zs::ZSTD_createDDict(dict.as_ptr().cast(), dict.len()) };
+        std::ptr::NonNull::new(p).map(DDict)
+    }
+}
+
+impl Drop for DDict {
+    fn drop(&mut self) {
+        // SAFETY: created by ZSTD_createDDict, freed once.
+        unsafe { zs::ZSTD_freeDDict(self.0.as_ptr()) };
+    }
+}
+
+/// Train a dictionary of at most `max_size` bytes from equally sized samples.
+pub fn train_dict(samples: &[u8], sample_sizes: &[usize], max_size: usize) -> Option<Vec<u8>> {
+    let mut buf = vec![0u8; max_size];
+    // SAFETY: samples holds at least the sum of sample_sizes bytes (checked below by caller
+    // construction); buf is writable for max_size bytes.
+    debug_assert!(sample_sizes.iter().sum::<usize>() <= samples.len());
+    let n = unsafe {
+        zs::ZDICT_trainFromBuffer(
+            buf.as_mut_ptr().cast(),
+            buf.len(),
+            samples.as_ptr().cast(),
+            sample_sizes.as_ptr(),
+            sample_sizes.len() as u32,
+        )
+    };
+    // SAFETY: pure function.
+    if unsafe { zs::ZDICT_isError(n) } != 0 || n == 0 {
+        return None;
+    }
+    buf.truncate(n);
+    Some(buf)
+}
+
+/// "MAJOR.MINOR.RELEASE" of the linked libzstd.
+pub fn version() -> String {
+    // SAFETY: pure library query.
+    let v = unsafe { zs::ZSTD_versionNumber() };
+    format!("{}.{}.{}", v / 10000, (v / 100) % 100, v % 100)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn levels_match_reference_mapping() {
+        assert_eq!(zstd_level(1), 1);
+        assert_eq!(zstd_level(5), 9);
+        assert_eq!(zstd_level(8), 15);
+        assert_eq!(zstd_level(9), 22);
+        assert_eq!(version(), "1.5.7");
+    }
+
+    #[test]
+    fn round_trip() {
+        let mut st = ZstdState::default();
+        let src: Vec<u8> = (0..80_000u32).map(|i| (i % 13) as u8).collect();
+        let mut c = vec![0u8; 80_000];
+        let n = st.compress(&src, &mut c, 5);
+        assert!(n > 0);
+        let mut d = vec![0u8; src.len()];
+        assert_eq!(st.decompress(&c[..n], &mut d), Some(src.len()));
+        assert_eq!(d, src);
+        assert_eq!(st.decompress(&c[..n - 1], &mut d), None);
+    }
+}

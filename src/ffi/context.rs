@@ -1,0 +1,551 @@
+//! Compression/decompression contexts (`blosc2_context`) and the `*_ctx` chunk API.
+//!
+//! A `blosc2_context*` handed to C points to a boxed [`Context`]; the opaque C type is never
+//! dereferenced on the C side.
+
+use std::sync::{Arc, Mutex};
+
+use libc::{c_int, c_void};
+
+use super::abi::*;
+use super::boundary::{guard, slice, slice_mut, PANIC_CODE};
+use super::env;
+use super::global::{chunk_slice, result_code};
+use crate::chunk::compress::Compressor;
+use crate::chunk::decompress::Decompressor;
+use crate::chunk::hooks::{BlockInfo, Postfilter, Prefilter};
+use crate::chunk::{CompressParams, DecompressParams};
+use crate::error::Error;
+use crate::filters::registry::CallContext;
+
+pub enum Engine {
+    Compress(Compressor),
+    Decompress(Decompressor),
+}
+
+/// What a `blosc2_context*` points to.
+pub struct Context {
+    pub engine: Engine,
+    /// The parameters as the user gave them (after env overrides), for `ctx_get_*params`.
+    pub cparams: blosc2_cparams,
+    pub dparams: blosc2_dparams,
+    /// Our own copies of the callback parameter structs (the caller's may go away).
+    preparams: Option<Box<blosc2_prefilter_params>>,
+    postparams: Option<Box<blosc2_postfilter_params>>,
+    /// A decompressor for getitem calls made on a compression context.
+    side: Option<Decompressor>,
+}
+
+/// Raw pointers carried into worker threads; only handed back to C callbacks.
+#[derive(Clone, Copy)]
+struct SendPtr(*mut c_void);
+// SAFETY: these pointers are opaque to us and only passed back to the user's callbacks,
+// which the reference also calls from its worker threads.
+unsafe impl Send for SendPtr {}
+unsafe impl Sync for SendPtr {}
+
+/// Per-thread scratch for callbacks (`ttmp`).
+struct ThreadTmp(Vec<Mutex<Vec<u8>>>);
+
+impl ThreadTmp {
+    fn new() -> ThreadTmp {
+        ThreadTmp((0..64).map(|_| Mutex::new(Vec::new())).collect())
+    }
+
+    fn with<R>(&self, tid: i32, size: usize, f: impl FnOnce(*mut u8, usize) -> R) -> R {
+        let slot = &self.0[(tid.max(0) as usize) % self.0.len()];
+        let mut v = slot.lock().unwrap_or_else(|e| e.into_inner());
+        if v.len() < size {
+            v.resize(size, 0);
+        }
+        f(v.as_mut_ptr(), v.len())
+    }
+}
+
+struct CPrefilter {
+    f: unsafe extern "C" fn(*mut blosc2_prefilter_params) -> c_int,
+    template: blosc2_prefilter_params,
+    ctx: SendPtr,
+    tmp: ThreadTmp,
+}
+// SAFETY: the template only holds the user's opaque pointers (see SendPtr).
+unsafe impl Send for CPrefilter {}
+unsafe impl Sync for CPrefilter {}
+
+impl Prefilter for CPrefilter {
+    fn apply(&self, info: &BlockInfo, input: &[u8], output: &mut [u8], disposable: bool) -> i32 {
+        self.tmp.with(info.tid, 4 * (output.len() + 4 * info.typesize as usize), |tmp, tmpn| {
+            let mut p = self.template;
+            p.input = if input.is_empty() { std::ptr::null() } else { input.as_ptr() };
+            p.output = output.as_mut_ptr();
+            p.output_size = info.size;
+            p.output_typesize = info.typesize;
+            p.output_offset = info.offset;
+            p.nchunk = info.nchunk;
+            p.nblock = info.nblock;
+            p.tid = info.tid;
+            p.ttmp = tmp;
+            p.ttmp_nbytes = tmpn;
+            p.ctx = self.ctx.0 as *mut blosc2_context;
+            p.output_is_disposable = disposable;
+            // SAFETY: calling the user's callback with a fully initialised parameter block
+            // whose buffers are valid for the sizes stated.
+            unsafe { (self.f)(&mut p) }
+        })
+    }
+}
+
+struct CPostfilter {
+    f: unsafe extern "C" fn(*mut blosc2_postfilter_params) -> c_int,
+    template: blosc2_postfilter_params,
+    ctx: SendPtr,
+    tmp: ThreadTmp,
+}
+// SAFETY: as for CPrefilter.
+unsafe impl Send for CPostfilter {}
+unsafe impl Sync for CPostfilter {}
+
+impl Postfilter for CPostfilter {
+    fn apply(&self, info: &BlockInfo, input: &[u8], output: &mut [u8]) -> i32 {
+        self.tmp.with(info.tid, 4 * (output.len() + 4 * info.typesize as usize), |tmp, tmpn| {
+            let mut p = self.template;
+            p.input = input.as_ptr();
+            p.output = output.as_mut_ptr();
+            p.size = info.size;
+            p.typesize = info.typesize;
+            p.offset = info.offset;
+            p.nchunk = info.nchunk;
+            p.nblock = info.nblock;
+            p.tid = info.tid;
+            p.ttmp = tmp;
+            p.ttmp_nbytes = tmpn;
+            p.ctx = self.ctx.0 as *mut blosc2_context;
+            // SAFETY: as for the prefilter.
+            unsafe { (self.f)(&mut p) }
+        })
+    }
+}
+
+/// Apply the environment overrides the reference honours for contexts.
+fn env_cparams(cp: &mut blosc2_cparams) {
+    if let Some(v) = env::int_var("BLOSC_CLEVEL") {
+        if (0..=9).contains(&v) {
+            cp.clevel = v as u8;
+        }
+    }
+    if let Some(s) = env::var("BLOSC_SHUFFLE") {
+        let f = match s.as_str() {
+            "NOSHUFFLE" => Some(BLOSC_NOSHUFFLE as u8),
+            "SHUFFLE" => Some(BLOSC_SHUFFLE as u8),
+            "BITSHUFFLE" => Some(BLOSC_BITSHUFFLE as u8),
+            _ => None,
+        };
+        if let Some(f) = f {
+            cp.filters[BLOSC2_MAX_FILTERS as usize - 1] = f;
+        }
+    }
+    if let Some(s) = env::var("BLOSC_DELTA") {
+        cp.filters[BLOSC2_MAX_FILTERS as usize - 2] = if s == "1" { BLOSC_DELTA as u8 } else { 0 };
+    }
+    if let Some(v) = env::int_var("BLOSC_TYPESIZE") {
+        if v > 0 {
+            cp.typesize = v as i32;
+        }
+    }
+    if let Some(s) = env::var("BLOSC_COMPRESSOR") {
+        if let Some(c) = crate::codecs::Codec::from_name(&s) {
+            cp.compcode = c.code();
+        }
+    }
+    if let Some(v) = env::int_var("BLOSC_BLOCKSIZE") {
+        if v > 0 {
+            cp.blocksize = v as i32;
+        }
+    }
+    if let Some(v) = env::int_var("BLOSC_NTHREADS") {
+        if v > 0 {
+            cp.nthreads = v.min(i16::MAX as i64) as i16;
+        }
+    }
+    if let Some(s) = env::var("BLOSC_SPLITMODE") {
+        match s.as_str() {
+            "ALWAYS" => cp.splitmode = BLOSC_ALWAYS_SPLIT as i32,
+            "NEVER" => cp.splitmode = BLOSC_NEVER_SPLIT as i32,
+            "AUTO" => cp.splitmode = BLOSC_AUTO_SPLIT as i32,
+            "FORWARD_COMPAT" => cp.splitmode = BLOSC_FORWARD_COMPAT_SPLIT as i32,
+            _ => {}
+        }
+    }
+}
+
+pub fn core_cparams(cp: &blosc2_cparams) -> CompressParams {
+    CompressParams {
+        compcode: cp.compcode,
+        compcode_meta: cp.compcode_meta,
+        clevel: cp.clevel,
+        use_dict: cp.use_dict != 0,
+        typesize: cp.typesize,
+        nthreads: cp.nthreads,
+        blocksize: cp.blocksize,
+        splitmode: cp.splitmode,
+        filters: cp.filters,
+        filters_meta: cp.filters_meta,
+        instr_codec: cp.instr_codec,
+    }
+}
+
+fn call_context(cp: &blosc2_cparams) -> CallContext {
+    let mut c = CallContext::default();
+    c.codec.typesize = cp.typesize;
+    c.codec.clevel = cp.clevel;
+    c.codec.blocksize = cp.blocksize;
+    c.codec.nthreads = cp.nthreads;
+    c.codec.compcode = cp.compcode;
+    c.codec.compcode_meta = cp.compcode_meta;
+    c.codec.filters = cp.filters;
+    c.codec.filters_meta = cp.filters_meta;
+    c.codec.splitmode = cp.splitmode;
+    c.codec.use_dict = cp.use_dict != 0;
+    c.codec.opaque = [cp.schunk as usize, cp.codec_params as usize, 0, 0];
+    c
+}
+
+/// Whether a filter id can be used in a pipeline (built-in, or registered).
+fn filter_id_ok(f: u8) -> bool {
+    match f {
+        0..=4 => true,
+        5..=31 => false,
+        _ => crate::filters::registry::find(f).is_some() || super::registry::builtin_plugin_filter(f),
+    }
+}
+
+#[no_mangle]
+pub extern "C" fn blosc2_create_cctx(cparams: blosc2_cparams) -> *mut blosc2_context {
+    guard(std::ptr::null_mut(), || {
+        let mut cp = cparams;
+        env_cparams(&mut cp);
+        if !cp.filters.iter().all(|&f| filter_id_ok(f)) {
+            return std::ptr::null_mut();
+        }
+        if cp.nthreads <= 0 {
+            cp.nthreads = 1;
+        }
+        let mut comp = Compressor::new(core_cparams(&cp));
+        comp.call = call_context(&cp);
+        let preparams = if cp.prefilter.is_some() && !cp.preparams.is_null() {
+            // SAFETY: the caller passes a valid preparams when a prefilter is set.
+            Some(Box::new(unsafe { *cp.preparams }))
+        } else if cp.prefilter.is_some() {
+            // SAFETY: all-zero is a valid blosc2_prefilter_params (pointers null).
+            Some(Box::new(unsafe { std::mem::zeroed::<blosc2_prefilter_params>() }))
+        } else {
+            None
+        };
+        let mut ctx = Box::new(Context {
+            engine: Engine::Compress(comp),
+            cparams: cp,
+            dparams: BLOSC2_DPARAMS_DEFAULTS,
+            preparams,
+            postparams: None,
+            side: None,
+        });
+        let self_ptr = &mut *ctx as *mut Context as *mut c_void;
+        if let (Some(f), Some(pp)) = (cp.prefilter, ctx.preparams.as_deref()) {
+            let pf = CPrefilter { f, template: *pp, ctx: SendPtr(self_ptr), tmp: ThreadTmp::new() };
+            if let Engine::Compress(c) = &mut ctx.engine {
+                c.prefilter = Some(Arc::new(pf));
+            }
+            let pp_ptr = ctx.preparams.as_deref_mut().map(|p| p as *mut _).unwrap_or(std::ptr::null_mut());
+            ctx.cparams.preparams = pp_ptr;
+        }
+        Box::into_raw(ctx) as *mut blosc2_context
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn blosc2_create_dctx(dparams: blosc2_dparams) -> *mut blosc2_context {
+    guard(std::ptr::null_mut(), || {
+        let mut dp = dparams;
+        if let Some(v) = env::int_var("BLOSC_NTHREADS") {
+            if v > 0 {
+                dp.nthreads = v.min(i16::MAX as i64) as i16;
+            }
+        }
+        if dp.nthreads <= 0 {
+            dp.nthreads = 1;
+        }
+        let dec = Decompressor::new(DecompressParams { nthreads: dp.nthreads, typesize: dp.typesize });
+        let postparams = if dp.postfilter.is_some() && !dp.postparams.is_null() {
+            // SAFETY: valid when a postfilter is set, per the API contract.
+            Some(Box::new(unsafe { *dp.postparams }))
+        } else if dp.postfilter.is_some() {
+            // SAFETY: all-zero is a valid blosc2_postfilter_params.
+            Some(Box::new(unsafe { std::mem::zeroed::<blosc2_postfilter_params>() }))
+        } else {
+            None
+        };
+        let mut ctx = Box::new(Context {
+            engine: Engine::Decompress(dec),
+            cparams: BLOSC2_CPARAMS_DEFAULTS,
+            dparams: dp,
+            preparams: None,
+            postparams,
+            side: None,
+        });
+        let self_ptr = &mut *ctx as *mut Context as *mut c_void;
+        if let (Some(f), Some(pp)) = (dp.postfilter, ctx.postparams.as_deref()) {
+            let pf = CPostfilter { f, template: *pp, ctx: SendPtr(self_ptr), tmp: ThreadTmp::new() };
+            if let Engine::Decompress(d) = &mut ctx.engine {
+                d.postfilter = Some(Arc::new(pf));
+            }
+            let pp_ptr = ctx.postparams.as_deref_mut().map(|p| p as *mut _).unwrap_or(std::ptr::null_mut());
+            ctx.dparams.postparams = pp_ptr;
+        }
+        Box::into_raw(ctx) as *mut blosc2_context
+    })
+}
+
+/// # Safety
+/// `context` must be null or a context from `blosc2_create_*ctx` not yet freed.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_free_ctx(context: *mut blosc2_context) {
+    guard((), || {
+        if !context.is_null() {
+            // SAFETY: created by Box::into_raw in create_*ctx, freed once.
+            drop(unsafe { Box::from_raw(context as *mut Context) });
+        }
+    })
+}
+
+/// # Safety
+/// `ctx` must be null or a live context.
+pub unsafe fn ctx_mut<'a>(ctx: *mut blosc2_context) -> Option<&'a mut Context> {
+    // SAFETY: per contract, a non-null ctx points to a live boxed Context.
+    unsafe { (ctx as *mut Context).as_mut() }
+}
+
+/// # Safety
+/// `ctx` live context, `cparams` writable.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_ctx_get_cparams(ctx: *mut blosc2_context, cparams: *mut blosc2_cparams) -> c_int {
+    guard(PANIC_CODE, || {
+        // SAFETY: per contract.
+        let (Some(c), false) = (unsafe { ctx_mut(ctx) }, cparams.is_null()) else {
+            return Error::NullPointer.code();
+        };
+        let mut cp = c.cparams;
+        if let Engine::Compress(comp) = &c.engine {
+            cp.compcode = comp.params.compcode;
+            cp.clevel = comp.params.clevel;
+            cp.typesize = comp.params.typesize;
+            cp.blocksize = comp.params.blocksize;
+        }
+        // SAFETY: checked non-null, writable per contract.
+        unsafe { *cparams = cp };
+        0
+    })
+}
+
+/// # Safety
+/// `ctx` live context, `dparams` writable.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_ctx_get_dparams(ctx: *mut blosc2_context, dparams: *mut blosc2_dparams) -> c_int {
+    guard(PANIC_CODE, || {
+        // SAFETY: per contract.
+        let (Some(c), false) = (unsafe { ctx_mut(ctx) }, dparams.is_null()) else {
+            return Error::NullPointer.code();
+        };
+        // SAFETY: checked non-null.
+        unsafe { *dparams = c.dparams };
+        0
+    })
+}
+
+/// # Safety
+/// `ctx` live context; `maskout` readable for `nblocks` bools.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_set_maskout(ctx: *mut blosc2_context, maskout: *mut bool, nblocks: c_int) -> c_int {
+    guard(PANIC_CODE, || {
+        // SAFETY: per contract.
+        let Some(c) = (unsafe { ctx_mut(ctx) }) else { return Error::NullPointer.code() };
+        if maskout.is_null() || nblocks < 0 {
+            return Error::InvalidParam.code();
+        }
+        // SAFETY: readable for nblocks elements per contract.
+        let m = unsafe { std::slice::from_raw_parts(maskout as *const bool, nblocks as usize) }.to_vec();
+        match &mut c.engine {
+            Engine::Decompress(d) => {
+                d.maskout = Some(m);
+                0
+            }
+            Engine::Compress(_) => Error::InvalidParam.code(),
+        }
+    })
+}
+
+/// # Safety
+/// `context` live; `src` readable for `srcsize`; `dest` writable for `destsize`.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_compress_ctx(
+    context: *mut blosc2_context,
+    src: *const c_void,
+    srcsize: i32,
+    dest: *mut c_void,
+    destsize: i32,
+) -> c_int {
+    guard(PANIC_CODE, || {
+        // SAFETY: per contract.
+        let Some(c) = (unsafe { ctx_mut(context) }) else { return Error::NullPointer.code() };
+        let Engine::Compress(comp) = &mut c.engine else { return Error::InvalidParam.code() };
+        if srcsize < 0 || destsize < 0 {
+            return Error::InvalidParam.code();
+        }
+        if dest.is_null() {
+            return Error::NullPointer.code();
+        }
+        // SAFETY: sizes validated; pointers valid per contract.
+        let d = unsafe { slice_mut(dest as *mut u8, destsize as usize) };
+        if src.is_null() {
+            if srcsize == 0 || comp.prefilter.is_none() {
+                if srcsize > 0 {
+                    return Error::NullPointer.code();
+                }
+                return result_code(comp.compress(&[], d));
+            }
+            return result_code(comp.compress_from_prefilter(srcsize as usize, d));
+        }
+        // SAFETY: as above.
+        let s = unsafe { slice(src as *const u8, srcsize as usize) };
+        result_code(comp.compress(s, d))
+    })
+}
+
+/// # Safety
+/// `context` live; `src` readable for `srcsize`; `dest` writable for `destsize`.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_decompress_ctx(
+    context: *mut blosc2_context,
+    src: *const c_void,
+    srcsize: i32,
+    dest: *mut c_void,
+    destsize: i32,
+) -> c_int {
+    guard(PANIC_CODE, || {
+        // SAFETY: per contract.
+        let Some(c) = (unsafe { ctx_mut(context) }) else { return Error::NullPointer.code() };
+        let Engine::Decompress(dec) = &mut c.engine else { return Error::InvalidParam.code() };
+        if destsize < 0 {
+            return Error::InvalidParam.code();
+        }
+        if dest.is_null() && destsize > 0 {
+            return Error::NullPointer.code();
+        }
+        // SAFETY: per contract.
+        let s = match unsafe { chunk_slice(src as *const u8, srcsize) } {
+            Ok(s) => s,
+            Err(e) => return e.code(),
+        };
+        // SAFETY: per contract.
+        let d = unsafe { slice_mut(dest as *mut u8, destsize as usize) };
+        result_code(dec.decompress(s, d))
+    })
+}
+
+/// # Safety
+/// As `blosc2_decompress_ctx`.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_getitem_ctx(
+    context: *mut blosc2_context,
+    src: *const c_void,
+    srcsize: i32,
+    start: c_int,
+    nitems: c_int,
+    dest: *mut c_void,
+    destsize: i32,
+) -> c_int {
+    guard(PANIC_CODE, || {
+        // SAFETY: per contract.
+        let Some(c) = (unsafe { ctx_mut(context) }) else { return Error::NullPointer.code() };
+        // SAFETY: per contract.
+        unsafe { getitem_impl(dec_of_any(c), src, srcsize, start as i64, nitems as i64, dest, destsize, true) }
+    })
+}
+
+/// # Safety
+/// As `blosc2_decompress_ctx`.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_getitem_bytes_ctx(
+    context: *mut blosc2_context,
+    src: *const c_void,
+    srcsize: i32,
+    start: i32,
+    nbytes: i32,
+    dest: *mut c_void,
+    destsize: i32,
+) -> c_int {
+    guard(PANIC_CODE, || {
+        // SAFETY: per contract.
+        let Some(c) = (unsafe { ctx_mut(context) }) else { return Error::NullPointer.code() };
+        // SAFETY: per contract.
+        unsafe { getitem_impl(dec_of_any(c), src, srcsize, start as i64, nbytes as i64, dest, destsize, false) }
+    })
+}
+
+/// Getitem may be called on a compression context too; it then uses a side decompressor.
+fn dec_of_any(c: &mut Context) -> &mut Decompressor {
+    match &mut c.engine {
+        Engine::Decompress(d) => d,
+        Engine::Compress(comp) => c.side.get_or_insert_with(|| {
+            let mut d = Decompressor::new(DecompressParams { nthreads: 1, typesize: comp.params.typesize });
+            d.call = comp.call.clone();
+            d
+        }),
+    }
+}
+
+/// Shared body of the getitem entry points; `items` says whether start/n count items of the
+/// chunk's typesize or bytes.
+///
+/// # Safety
+/// Pointers valid for the stated sizes.
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn getitem_impl(
+    dec: &mut Decompressor,
+    src: *const c_void,
+    srcsize: i32,
+    start: i64,
+    n: i64,
+    dest: *mut c_void,
+    destsize: i32,
+    items: bool,
+) -> c_int {
+    // SAFETY: per contract.
+    let s = match unsafe { chunk_slice(src as *const u8, srcsize) } {
+        Ok(s) => s,
+        Err(e) => return e.code(),
+    };
+    let header = match crate::chunk::ChunkHeader::read(s) {
+        Ok(h) => h,
+        Err(e) => return e.code(),
+    };
+    let ts = header.typesize as i64;
+    let (bstart, bn) = if items { (start * ts, n * ts) } else { (start, n) };
+    if !items && (start % ts != 0 || n % ts != 0) {
+        return Error::InvalidParam.code();
+    }
+    if n == 0 {
+        return 0;
+    }
+    if start < 0 || n < 0 || bstart + bn > header.nbytes as i64 {
+        return Error::InvalidParam.code();
+    }
+    if destsize < 0 || bn > destsize as i64 {
+        return Error::WriteBuffer.code();
+    }
+    if dest.is_null() {
+        return Error::NullPointer.code();
+    }
+    // SAFETY: writable for destsize >= bn bytes per contract.
+    let d = unsafe { slice_mut(dest as *mut u8, bn as usize) };
+    result_code(dec.get_bytes(s, bstart as usize, bn as usize, d))
+}

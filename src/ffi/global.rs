@@ -1,0 +1,575 @@
+//! Library-wide state and the non-contextual API: init/destroy, the global compressor
+//! settings used by `blosc1_*`/`blosc2_compress`/`blosc2_decompress`, names and versions,
+//! error strings and timestamps.
+
+use std::ffi::CString;
+use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
+use std::sync::{Mutex, OnceLock};
+
+use libc::{c_char, c_int};
+
+use super::abi::*;
+use super::boundary::{cstr, guard, slice, slice_mut, PANIC_CODE};
+use super::env;
+use crate::chunk::blocksize::FORWARD_COMPAT_SPLIT;
+use crate::chunk::compress::Compressor;
+use crate::chunk::decompress::Decompressor;
+use crate::chunk::{ChunkHeader, CompressParams, DecompressParams};
+use crate::codecs::{self, Codec};
+use crate::error::Error;
+
+/// Settings changed by the blosc1-style setters and read by the global (non-ctx) calls.
+pub struct Globals {
+    pub compressor: AtomicI32,
+    pub delta: AtomicI32,
+    pub nthreads: AtomicI32,
+    pub force_blocksize: AtomicI32,
+    pub splitmode: AtomicI32,
+    pub initialized: AtomicBool,
+}
+
+pub static GLOBALS: Globals = Globals {
+    compressor: AtomicI32::new(0),
+    delta: AtomicI32::new(0),
+    nthreads: AtomicI32::new(1),
+    force_blocksize: AtomicI32::new(0),
+    splitmode: AtomicI32::new(FORWARD_COMPAT_SPLIT),
+    initialized: AtomicBool::new(false),
+};
+
+/// The contexts behind the global API, serialised by one lock as the reference does.
+pub struct GlobalContexts {
+    pub cctx: Compressor,
+    pub dctx: Decompressor,
+}
+
+pub fn global_contexts() -> &'static Mutex<GlobalContexts> {
+    static G: OnceLock<Mutex<GlobalContexts>> = OnceLock::new();
+    G.get_or_init(|| {
+        Mutex::new(GlobalContexts {
+            cctx: Compressor::new(CompressParams::default()),
+            dctx: Decompressor::new(DecompressParams::default()),
+        })
+    })
+}
+
+pub fn ensure_init() {
+    if !GLOBALS.initialized.swap(true, Ordering::AcqRel) {
+        super::registry::register_builtin_plugins();
+    }
+}
+
+pub fn result_code(r: crate::Result<usize>) -> c_int {
+    match r {
+        Ok(n) => n as c_int,
+        Err(e) => e.code(),
+    }
+}
+
+#[no_mangle]
+pub extern "C" fn blosc2_init() {
+    guard((), ensure_init)
+}
+
+#[no_mangle]
+pub extern "C" fn blosc2_destroy() {
+    guard((), || {
+        if GLOBALS.initialized.swap(false, Ordering::AcqRel) {
+            let mut g = global_contexts().lock().unwrap_or_else(|e| e.into_inner());
+            g.cctx.release_threads();
+            g.dctx.release_threads();
+        }
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn blosc2_free_resources() -> c_int {
+    guard(PANIC_CODE, || {
+        if !GLOBALS.initialized.load(Ordering::Acquire) {
+            return Error::Failure.code();
+        }
+        let mut g = global_contexts().lock().unwrap_or_else(|e| e.into_inner());
+        g.cctx.release_threads();
+        g.dctx.release_threads();
+        0
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn blosc2_get_version_string() -> *const c_char {
+    c"3.3.5".as_ptr()
+}
+
+#[no_mangle]
+pub extern "C" fn blosc2_list_compressors() -> *const c_char {
+    c"blosclz,lz4,lz4hc,zlib,zstd".as_ptr()
+}
+
+/// Static NUL-terminated codec names, so `compname` pointers stay valid forever.
+fn static_name(c: Codec) -> *const c_char {
+    match c {
+        Codec::BloscLz => c"blosclz".as_ptr(),
+        Codec::Lz4 => c"lz4".as_ptr(),
+        Codec::Lz4Hc => c"lz4hc".as_ptr(),
+        Codec::Zlib => c"zlib".as_ptr(),
+        Codec::Zstd => c"zstd".as_ptr(),
+        Codec::User(_) => std::ptr::null(),
+    }
+}
+
+/// # Safety
+/// `compname` must be null or writable.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_compcode_to_compname(compcode: c_int, compname: *mut *const c_char) -> c_int {
+    guard(PANIC_CODE, || {
+        let (name, code) = match u8::try_from(compcode).ok().and_then(Codec::from_code) {
+            Some(Codec::User(id)) => match super::registry::user_codec_name(id)
+                .or_else(|| super::registry::plugin_codec_name(id))
+            {
+                Some(n) => (n, compcode),
+                None => (std::ptr::null(), -1),
+            },
+            Some(c) => (static_name(c), compcode),
+            None => (std::ptr::null(), -1),
+        };
+        if !compname.is_null() {
+            // SAFETY: checked non-null; the caller provides a writable pointer slot.
+            unsafe { *compname = name };
+        }
+        code
+    })
+}
+
+/// # Safety
+/// `compname` must be null or a NUL-terminated string.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_compname_to_compcode(compname: *const c_char) -> c_int {
+    guard(PANIC_CODE, || {
+        // SAFETY: the caller passes a C string or null.
+        let Some(name) = (unsafe { cstr(compname) }) else { return -1 };
+        match Codec::from_name(name) {
+            Some(c) => c.code() as c_int,
+            None => super::registry::user_codec_by_name(name)
+                .or_else(|| super::registry::plugin_codec_by_name(name))
+                .map(|id| id as c_int)
+                .unwrap_or(-1),
+        }
+    })
+}
+
+/// # Safety
+/// `compname` must be a C string or null; `complib`/`version` null or writable. The strings
+/// returned are `malloc`ed and owned by the caller, as in the reference.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_get_complib_info(
+    compname: *const c_char,
+    complib: *mut *mut c_char,
+    version: *mut *mut c_char,
+) -> c_int {
+    guard(PANIC_CODE, || {
+        // SAFETY: the caller passes a C string or null.
+        let name = unsafe { cstr(compname) };
+        let (code, lib, ver): (c_int, String, String) = match name.and_then(Codec::from_name) {
+            Some(c) => {
+                let fmt = c.format();
+                let ver = match c {
+                    Codec::BloscLz => codecs::BLOSCLZ_VERSION.to_string(),
+                    Codec::Lz4 | Codec::Lz4Hc => codecs::lz4::version(),
+                    Codec::Zlib => codecs::zlib::version(),
+                    Codec::Zstd => codecs::zstd::version(),
+                    Codec::User(_) => String::new(),
+                };
+                (fmt as c_int, codecs::complib_name(fmt).unwrap_or("").to_string(), ver)
+            }
+            None => match name.and_then(super::registry::user_codec_info) {
+                Some((lib, libname)) => (lib as c_int, libname, "unknown".to_string()),
+                None => {
+                    // The reference crashes here (strdup(NULL)); we report "not found".
+                    for out in [complib, version] {
+                        if !out.is_null() {
+                            // SAFETY: checked non-null, writable per contract.
+                            unsafe { *out = std::ptr::null_mut() };
+                        }
+                    }
+                    return Error::NotFound.code();
+                }
+            },
+        };
+        for (out, s) in [(complib, lib), (version, ver)] {
+            if !out.is_null() {
+                let c = CString::new(s).unwrap_or_default();
+                // SAFETY: strdup copies the NUL-terminated string into malloc'ed memory,
+                // which the caller frees with free() as with the reference.
+                unsafe { *out = libc::strdup(c.as_ptr()) };
+            }
+        }
+        code
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn blosc2_error_string(error_code: c_int) -> *const c_char {
+    match Error::from_code(error_code) {
+        Some(e) => error_cstr(e),
+        None => c"Unknown error".as_ptr(),
+    }
+}
+
+fn error_cstr(e: Error) -> *const c_char {
+    static TABLE: OnceLock<Vec<CString>> = OnceLock::new();
+    let t = TABLE.get_or_init(|| Error::ALL.iter().map(|e| CString::new(e.message()).unwrap_or_default()).collect());
+    t[(-e.code() - 1) as usize].as_ptr()
+}
+
+#[no_mangle]
+pub extern "C" fn blosc2_get_nthreads() -> i16 {
+    GLOBALS.nthreads.load(Ordering::Relaxed) as i16
+}
+
+#[no_mangle]
+pub extern "C" fn blosc2_set_nthreads(nthreads: i16) -> i16 {
+    guard(-1, || {
+        ensure_init();
+        let old = GLOBALS.nthreads.load(Ordering::Relaxed) as i16;
+        if nthreads <= 0 {
+            return Error::InvalidParam.code() as i16;
+        }
+        GLOBALS.nthreads.store(nthreads as i32, Ordering::Relaxed);
+        old
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn blosc1_get_compressor() -> *const c_char {
+    let code = GLOBALS.compressor.load(Ordering::Relaxed);
+    match u8::try_from(code).ok().and_then(Codec::from_code) {
+        Some(Codec::User(id)) => super::registry::user_codec_name(id).unwrap_or(std::ptr::null()),
+        Some(c) => static_name(c),
+        None => std::ptr::null(),
+    }
+}
+
+/// # Safety
+/// `compname` must be null or a C string.
+#[no_mangle]
+pub unsafe extern "C" fn blosc1_set_compressor(compname: *const c_char) -> c_int {
+    guard(PANIC_CODE, || {
+        // SAFETY: forwarded contract.
+        let code = unsafe { blosc2_compname_to_compcode(compname) };
+        if code >= 6 {
+            // User codecs are set through cparams only, as in the reference.
+            return -1;
+        }
+        GLOBALS.compressor.store(code, Ordering::Relaxed);
+        ensure_init();
+        code
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn blosc2_set_delta(dodelta: c_int) {
+    GLOBALS.delta.store(dodelta, Ordering::Relaxed);
+    guard((), ensure_init)
+}
+
+#[no_mangle]
+pub extern "C" fn blosc1_get_blocksize() -> c_int {
+    GLOBALS.force_blocksize.load(Ordering::Relaxed)
+}
+
+#[no_mangle]
+pub extern "C" fn blosc1_set_blocksize(blocksize: usize) {
+    GLOBALS.force_blocksize.store(blocksize as i32, Ordering::Relaxed);
+}
+
+#[no_mangle]
+pub extern "C" fn blosc1_set_splitmode(splitmode: c_int) {
+    GLOBALS.splitmode.store(splitmode, Ordering::Relaxed);
+}
+
+// ---- Global compression and decompression ----
+
+/// The pipeline the blosc1 API builds from `doshuffle`/delta: shuffle (only for typesize > 1)
+/// or bitshuffle in the last slot, delta before it.
+fn build_filters(doshuffle: c_int, delta: bool, typesize: i32) -> [u8; 6] {
+    let mut f = [0u8; 6];
+    if doshuffle == BLOSC_SHUFFLE as c_int && typesize > 1 {
+        f[5] = BLOSC_SHUFFLE as u8;
+    }
+    if doshuffle == BLOSC_BITSHUFFLE as c_int {
+        f[5] = BLOSC_BITSHUFFLE as u8;
+    }
+    if delta {
+        f[4] = BLOSC_DELTA as u8;
+    }
+    f
+}
+
+/// Apply `BLOSC_NTHREADS` (shared by compression and decompression).
+fn apply_env_nthreads() -> Result<(), c_int> {
+    if let Some(n) = env::int_var("BLOSC_NTHREADS") {
+        if n > 0 {
+            let r = blosc2_set_nthreads(n.min(i16::MAX as i64) as i16);
+            if r < 0 {
+                return Err(r as c_int);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// # Safety
+/// `src` must be readable for `srcsize` bytes and `dest` writable for `destsize` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_compress(
+    clevel: c_int,
+    doshuffle: c_int,
+    typesize: i32,
+    src: *const libc::c_void,
+    srcsize: i32,
+    dest: *mut libc::c_void,
+    destsize: i32,
+) -> c_int {
+    guard(PANIC_CODE, || {
+        ensure_init();
+        let mut clevel = clevel;
+        let mut doshuffle = doshuffle;
+        let mut typesize = typesize;
+        if let Some(v) = env::int_var("BLOSC_CLEVEL") {
+            if v >= 0 {
+                clevel = v as c_int;
+            }
+        }
+        if let Some(s) = env::var("BLOSC_SHUFFLE") {
+            match s.as_str() {
+                "NOSHUFFLE" => doshuffle = BLOSC_NOSHUFFLE as c_int,
+                "SHUFFLE" => doshuffle = BLOSC_SHUFFLE as c_int,
+                "BITSHUFFLE" => doshuffle = BLOSC_BITSHUFFLE as c_int,
+                _ => {}
+            }
+        }
+        if let Some(s) = env::var("BLOSC_DELTA") {
+            GLOBALS.delta.store((s == "1") as i32, Ordering::Relaxed);
+        }
+        if let Some(v) = env::int_var("BLOSC_TYPESIZE") {
+            if v > 0 {
+                typesize = v as i32;
+            }
+        }
+        if let Some(s) = env::var("BLOSC_COMPRESSOR") {
+            let c = CString::new(s).unwrap_or_default();
+            // SAFETY: a valid C string.
+            let r = unsafe { blosc1_set_compressor(c.as_ptr()) };
+            if r < 0 {
+                return r;
+            }
+        }
+        if let Some(v) = env::int_var("BLOSC_BLOCKSIZE") {
+            if v > 0 {
+                blosc1_set_blocksize(v as usize);
+            }
+        }
+        if let Err(rc) = apply_env_nthreads() {
+            return rc;
+        }
+        if let Some(s) = env::var("BLOSC_SPLITMODE") {
+            let mode = match s.as_str() {
+                "ALWAYS" => Some(BLOSC_ALWAYS_SPLIT as i32),
+                "NEVER" => Some(BLOSC_NEVER_SPLIT as i32),
+                "AUTO" => Some(BLOSC_AUTO_SPLIT as i32),
+                "FORWARD_COMPAT" => Some(BLOSC_FORWARD_COMPAT_SPLIT as i32),
+                _ => None,
+            };
+            match mode {
+                Some(m) => blosc1_set_splitmode(m),
+                None => return Error::InvalidParam.code(),
+            }
+        }
+        if srcsize < 0 || destsize < 0 {
+            return Error::InvalidParam.code();
+        }
+        if (src.is_null() && srcsize > 0) || dest.is_null() {
+            return Error::NullPointer.code();
+        }
+        if clevel < 0 || clevel > 9 {
+            return Error::CodecParam.code();
+        }
+        let delta = GLOBALS.delta.load(Ordering::Relaxed) != 0;
+        let params = CompressParams {
+            compcode: GLOBALS.compressor.load(Ordering::Relaxed) as u8,
+            compcode_meta: 0,
+            clevel: clevel as u8,
+            use_dict: false,
+            typesize,
+            nthreads: GLOBALS.nthreads.load(Ordering::Relaxed) as i16,
+            blocksize: GLOBALS.force_blocksize.load(Ordering::Relaxed),
+            splitmode: GLOBALS.splitmode.load(Ordering::Relaxed),
+            filters: build_filters(doshuffle, delta, typesize),
+            filters_meta: [0; 6],
+            instr_codec: false,
+        };
+        let extended = env::var("BLOSC_BLOSC1_COMPAT").is_none();
+        // SAFETY: sizes checked non-negative; pointers valid per the function contract.
+        let (s, d) = unsafe { (slice(src as *const u8, srcsize as usize), slice_mut(dest as *mut u8, destsize as usize)) };
+        if env::var("BLOSC_NOLOCK").is_some() {
+            let mut c = Compressor::new(params);
+            return result_code(c.compress_with_header(s, d, extended));
+        }
+        let mut g = global_contexts().lock().unwrap_or_else(|e| e.into_inner());
+        g.cctx.params = params;
+        result_code(g.cctx.compress_with_header(s, d, extended))
+    })
+}
+
+/// # Safety
+/// `src` must be readable for `srcsize` bytes and `dest` writable for `destsize` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_decompress(
+    src: *const libc::c_void,
+    srcsize: i32,
+    dest: *mut libc::c_void,
+    destsize: i32,
+) -> c_int {
+    guard(PANIC_CODE, || {
+        ensure_init();
+        if let Err(rc) = apply_env_nthreads() {
+            return rc;
+        }
+        if src.is_null() || (dest.is_null() && destsize > 0) {
+            return Error::NullPointer.code();
+        }
+        if srcsize < 0 || destsize < 0 {
+            return Error::InvalidParam.code();
+        }
+        // SAFETY: pointers valid per contract; the chunk header bounds what is read.
+        let s = unsafe { chunk_slice(src as *const u8, srcsize) };
+        let s = match s {
+            Ok(s) => s,
+            Err(e) => return e.code(),
+        };
+        // SAFETY: as above.
+        let d = unsafe { slice_mut(dest as *mut u8, destsize as usize) };
+        let params = DecompressParams { nthreads: GLOBALS.nthreads.load(Ordering::Relaxed) as i16, typesize: 8 };
+        if env::var("BLOSC_NOLOCK").is_some() {
+            let mut c = Decompressor::new(params);
+            return result_code(c.decompress(s, d));
+        }
+        let mut g = global_contexts().lock().unwrap_or_else(|e| e.into_inner());
+        g.dctx.params = params;
+        result_code(g.dctx.decompress(s, d))
+    })
+}
+
+/// The readable extent of a chunk whose caller gave `srcsize` (possibly `INT32_MAX` for
+/// "trust the header", as the blosc1 API does): the header's `cbytes` bounds it.
+///
+/// # Safety
+/// `src` must be readable for `min(srcsize, cbytes)` bytes, and for 16 bytes at least.
+pub unsafe fn chunk_slice<'a>(src: *const u8, srcsize: i32) -> Result<&'a [u8], Error> {
+    if src.is_null() {
+        return Err(Error::NullPointer);
+    }
+    if srcsize < MIN_HEADER_LEN as i32 {
+        return Err(Error::ReadBuffer);
+    }
+    // SAFETY: at least 16 bytes are readable per contract.
+    let head = unsafe { slice(src, MIN_HEADER_LEN) };
+    let cbytes = i32::from_le_bytes([head[12], head[13], head[14], head[15]]);
+    let lazy = ChunkHeader::flags_say_extended(head[2]) && srcsize >= 32 && {
+        // SAFETY: srcsize >= 32 readable.
+        let h = unsafe { slice(src, 32) };
+        h[31] & 0x08 != 0
+    };
+    let len = if lazy || cbytes <= 0 { srcsize } else { srcsize.min(cbytes.max(MIN_HEADER_LEN as i32)) };
+    // SAFETY: len <= srcsize, readable per contract.
+    Ok(unsafe { slice(src, len as usize) })
+}
+
+const MIN_HEADER_LEN: usize = 16;
+
+/// # Safety
+/// As `blosc2_compress`; sizes are `size_t`.
+#[no_mangle]
+pub unsafe extern "C" fn blosc1_compress(
+    clevel: c_int,
+    doshuffle: c_int,
+    typesize: usize,
+    nbytes: usize,
+    src: *const libc::c_void,
+    dest: *mut libc::c_void,
+    destsize: usize,
+) -> c_int {
+    if nbytes > i32::MAX as usize {
+        return Error::MaxBufsizeExceeded.code();
+    }
+    let destsize = destsize.min(i32::MAX as usize) as i32;
+    let typesize = typesize.min(i32::MAX as usize) as i32;
+    // SAFETY: forwarded contract.
+    unsafe { blosc2_compress(clevel, doshuffle, typesize, src, nbytes as i32, dest, destsize) }
+}
+
+/// # Safety
+/// `src` must hold a complete chunk; `dest` writable for `destsize` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn blosc1_decompress(src: *const libc::c_void, dest: *mut libc::c_void, destsize: usize) -> c_int {
+    let destsize = destsize.min(i32::MAX as usize) as i32;
+    // SAFETY: forwarded contract; the header's cbytes bounds the read.
+    unsafe { blosc2_decompress(src, i32::MAX, dest, destsize) }
+}
+
+// ---- Timestamps ----
+
+/// # Safety
+/// `timestamp` must be null or writable.
+#[no_mangle]
+pub unsafe extern "C" fn blosc_set_timestamp(timestamp: *mut blosc_timestamp_t) {
+    if timestamp.is_null() {
+        return;
+    }
+    // SAFETY: writable per contract; clock_gettime fills the struct.
+    unsafe {
+        libc::clock_gettime(libc::CLOCK_MONOTONIC, timestamp);
+    }
+}
+
+fn nsecs(start: &blosc_timestamp_t, end: &blosc_timestamp_t) -> f64 {
+    let s = (end.tv_sec - start.tv_sec) as f64 * 1e9;
+    s + (end.tv_nsec - start.tv_nsec) as f64
+}
+
+#[no_mangle]
+pub extern "C" fn blosc_elapsed_nsecs(start_time: blosc_timestamp_t, end_time: blosc_timestamp_t) -> f64 {
+    nsecs(&start_time, &end_time)
+}
+
+#[no_mangle]
+pub extern "C" fn blosc_elapsed_secs(start_time: blosc_timestamp_t, end_time: blosc_timestamp_t) -> f64 {
+    nsecs(&start_time, &end_time) / 1e9
+}
+
+// ---- Defaults getters ----
+
+#[no_mangle]
+pub extern "C" fn blosc2_get_blosc2_cparams_defaults() -> blosc2_cparams {
+    BLOSC2_CPARAMS_DEFAULTS
+}
+
+#[no_mangle]
+pub extern "C" fn blosc2_get_blosc2_dparams_defaults() -> blosc2_dparams {
+    BLOSC2_DPARAMS_DEFAULTS
+}
+
+#[no_mangle]
+pub extern "C" fn blosc2_get_blosc2_storage_defaults() -> blosc2_storage {
+    BLOSC2_STORAGE_DEFAULTS
+}
+
+#[no_mangle]
+pub extern "C" fn blosc2_get_blosc2_io_defaults() -> blosc2_io {
+    BLOSC2_IO_DEFAULTS
+}
+
+#[no_mangle]
+pub extern "C" fn blosc2_get_blosc2_stdio_mmap_defaults() -> blosc2_stdio_mmap {
+    BLOSC2_STDIO_MMAP_DEFAULTS
+}

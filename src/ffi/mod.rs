@@ -1,0 +1,13 @@
+//! The C ABI: the only code that touches raw pointers from C. Each exported function
+//! validates its arguments, converts them to slices and Rust types, calls the safe core and
+//! maps `Result`s to `BLOSC2_ERROR_*` codes. No panic crosses this boundary
+//! ([`boundary::guard`]).
+
+pub mod abi;
+pub mod boundary;
+pub mod chunk;
+pub mod context;
+pub mod env;
+pub mod global;
+pub mod registry;
+pub mod shuffle;

@@ -1,0 +1,223 @@
+//! Registration of user codecs and filters from C (`blosc2_register_codec`,
+//! `blosc2_register_filter`), wrapping the C callbacks in the core's traits.
+
+use std::ffi::CString;
+use std::sync::Arc;
+
+use libc::{c_char, c_int, c_void};
+
+use super::abi::*;
+use super::boundary::{cstr, guard, PANIC_CODE};
+use crate::codecs::registry::{self as codec_reg, CodecCallContext, UserCodec};
+use crate::error::Error;
+use crate::filters::registry::{self as filter_reg, CallContext, UserFilter};
+
+/// Plugins the reference registers itself at init (ids in the 32..159 range). None are
+/// built into this library yet; their ids are reserved so users cannot take them.
+pub fn register_builtin_plugins() {}
+
+/// The codec plugins the reference knows by id and name (some are loaded on demand there).
+/// Their names are reported like the reference reports them; compressing with one that is
+/// not available fails with `BLOSC2_ERROR_CODEC_SUPPORT`.
+pub const PLUGIN_CODECS: [(u8, &std::ffi::CStr); 9] = [
+    (32, c"ndlz"),
+    (33, c"zfp_acc"),
+    (34, c"zfp_prec"),
+    (35, c"zfp_rate"),
+    (36, c"openhtj2k"),
+    (37, c"grok"),
+    (38, c"openzl"),
+    (39, c"j2k"),
+    (40, c"htj2k"),
+];
+
+pub fn plugin_codec_name(id: u8) -> Option<*const c_char> {
+    PLUGIN_CODECS.iter().find(|p| p.0 == id).map(|p| p.1.as_ptr())
+}
+
+pub fn plugin_codec_by_name(name: &str) -> Option<u8> {
+    PLUGIN_CODECS.iter().find(|p| p.1.to_str() == Ok(name)).map(|p| p.0)
+}
+
+/// Whether `id` is one of the reference's built-in plugin filters that we provide.
+pub fn builtin_plugin_filter(_id: u8) -> bool {
+    false
+}
+
+fn cparams_for(ctx: &CodecCallContext) -> blosc2_cparams {
+    let mut cp = BLOSC2_CPARAMS_DEFAULTS;
+    cp.compcode = ctx.compcode;
+    cp.compcode_meta = ctx.compcode_meta;
+    cp.clevel = ctx.clevel;
+    cp.use_dict = ctx.use_dict as c_int;
+    cp.typesize = ctx.typesize;
+    cp.nthreads = ctx.nthreads.max(1);
+    cp.blocksize = ctx.blocksize;
+    cp.splitmode = ctx.splitmode;
+    cp.filters = ctx.filters;
+    cp.filters_meta = ctx.filters_meta;
+    cp.schunk = ctx.opaque[0] as *mut c_void;
+    cp.codec_params = ctx.opaque[1] as *mut c_void;
+    cp
+}
+
+fn dparams_for(ctx: &CodecCallContext) -> blosc2_dparams {
+    let mut dp = BLOSC2_DPARAMS_DEFAULTS;
+    dp.nthreads = ctx.nthreads.max(1);
+    dp.typesize = ctx.typesize;
+    dp.schunk = ctx.opaque[0] as *mut c_void;
+    dp
+}
+
+struct CCodec {
+    id: u8,
+    name: CString,
+    complib: u8,
+    version: u8,
+    encoder: blosc2_codec_encoder_cb,
+    decoder: blosc2_codec_decoder_cb,
+}
+// SAFETY: only plain function pointers and owned data; the callbacks are called from worker
+// threads exactly as the reference calls them.
+unsafe impl Send for CCodec {}
+unsafe impl Sync for CCodec {}
+
+impl UserCodec for CCodec {
+    fn id(&self) -> u8 {
+        self.id
+    }
+    fn name(&self) -> &str {
+        self.name.to_str().unwrap_or("")
+    }
+    fn version(&self) -> u8 {
+        self.version
+    }
+    fn complib(&self) -> u8 {
+        self.complib
+    }
+    fn encode(&self, src: &[u8], dest: &mut [u8], meta: u8, ctx: &CodecCallContext) -> i32 {
+        let Some(f) = self.encoder else { return Error::CodecSupport.code() };
+        let mut cp = cparams_for(ctx);
+        // SAFETY: buffers valid for the lengths passed; cp lives across the call.
+        unsafe { f(src.as_ptr(), src.len() as i32, dest.as_mut_ptr(), dest.len() as i32, meta, &mut cp, std::ptr::null()) }
+    }
+    fn decode(&self, src: &[u8], dest: &mut [u8], meta: u8, ctx: &CodecCallContext) -> i32 {
+        let Some(f) = self.decoder else { return Error::CodecSupport.code() };
+        let mut dp = dparams_for(ctx);
+        // SAFETY: as for encode.
+        unsafe { f(src.as_ptr(), src.len() as i32, dest.as_mut_ptr(), dest.len() as i32, meta, &mut dp, std::ptr::null()) }
+    }
+}
+
+struct CFilter {
+    id: u8,
+    name: CString,
+    version: u8,
+    forward: blosc2_filter_forward_cb,
+    backward: blosc2_filter_backward_cb,
+}
+// SAFETY: as for CCodec.
+unsafe impl Send for CFilter {}
+unsafe impl Sync for CFilter {}
+
+impl UserFilter for CFilter {
+    fn id(&self) -> u8 {
+        self.id
+    }
+    fn name(&self) -> &str {
+        self.name.to_str().unwrap_or("")
+    }
+    fn version(&self) -> u8 {
+        self.version
+    }
+    fn forward(&self, src: &[u8], dest: &mut [u8], meta: u8, ctx: &CallContext) -> i32 {
+        let Some(f) = self.forward else { return Error::FilterPipeline.code() };
+        let mut cp = cparams_for(&ctx.codec);
+        // SAFETY: src/dest valid for src.len() bytes (same length by construction).
+        unsafe { f(src.as_ptr(), dest.as_mut_ptr(), src.len() as i32, meta, &mut cp, self.id) }
+    }
+    fn backward(&self, src: &[u8], dest: &mut [u8], meta: u8, ctx: &CallContext) -> i32 {
+        let Some(f) = self.backward else { return Error::FilterPipeline.code() };
+        let mut dp = dparams_for(&ctx.codec);
+        // SAFETY: as for forward.
+        unsafe { f(src.as_ptr(), dest.as_mut_ptr(), src.len() as i32, meta, &mut dp, self.id) }
+    }
+}
+
+/// # Safety
+/// `codec` must be null or point to a valid `blosc2_codec`.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_register_codec(codec: *mut blosc2_codec) -> c_int {
+    guard(PANIC_CODE, || {
+        // SAFETY: per contract.
+        let Some(c) = (unsafe { codec.as_ref() }) else { return Error::InvalidParam.code() };
+        if c.compcode < BLOSC2_USER_REGISTERED_CODECS_START as u8 {
+            return Error::CodecParam.code();
+        }
+        // SAFETY: compname is a C string or null.
+        let name = unsafe { cstr(c.compname) }.unwrap_or("");
+        let cc = CCodec {
+            id: c.compcode,
+            name: CString::new(name).unwrap_or_default(),
+            complib: c.complib,
+            version: c.version,
+            encoder: c.encoder,
+            decoder: c.decoder,
+        };
+        match codec_reg::register(Arc::new(cc)) {
+            Ok(()) => 0,
+            Err(codec_reg::RegisterError::Full) => Error::CodecSupport.code(),
+            Err(codec_reg::RegisterError::Duplicate) => Error::CodecParam.code(),
+        }
+    })
+}
+
+/// # Safety
+/// `filter` must be null or point to a valid `blosc2_filter`.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_register_filter(filter: *mut blosc2_filter) -> c_int {
+    guard(PANIC_CODE, || {
+        // SAFETY: per contract.
+        let Some(f) = (unsafe { filter.as_ref() }) else { return Error::InvalidParam.code() };
+        if f.id < BLOSC2_USER_REGISTERED_FILTERS_START as u8 {
+            return Error::Failure.code();
+        }
+        // SAFETY: name is a C string or null.
+        let name = unsafe { cstr(f.name) }.unwrap_or("");
+        let cf = CFilter {
+            id: f.id,
+            name: CString::new(name).unwrap_or_default(),
+            version: f.version,
+            forward: f.forward,
+            backward: f.backward,
+        };
+        match filter_reg::register(Arc::new(cf)) {
+            Ok(()) => 0,
+            Err(filter_reg::RegisterError::Full) => Error::CodecSupport.code(),
+            Err(filter_reg::RegisterError::Duplicate) => Error::Failure.code(),
+        }
+    })
+}
+
+/// Names handed out to C must stay valid: keep them for the life of the process.
+fn leak_name(s: &str) -> *const c_char {
+    use std::collections::HashMap;
+    use std::sync::Mutex;
+    static NAMES: Mutex<Option<HashMap<String, CString>>> = Mutex::new(None);
+    let mut g = NAMES.lock().unwrap_or_else(|e| e.into_inner());
+    let map = g.get_or_insert_with(HashMap::new);
+    map.entry(s.to_string()).or_insert_with(|| CString::new(s).unwrap_or_default()).as_ptr()
+}
+
+pub fn user_codec_name(id: u8) -> Option<*const c_char> {
+    codec_reg::find(id).map(|c| leak_name(c.name()))
+}
+
+pub fn user_codec_by_name(name: &str) -> Option<u8> {
+    codec_reg::find_by_name(name).map(|c| c.id())
+}
+
+/// (complib code, library name) of a registered codec.
+pub fn user_codec_info(name: &str) -> Option<(u8, String)> {
+    codec_reg::find_by_name(name).map(|c| (c.complib(), c.name().to_string()))
+}

@@ -1,0 +1,159 @@
+//! The persistent worker pool a context uses to run blocks in parallel.
+//!
+//! Threads are created once per context (and when `nthreads` changes), then reused for every
+//! call, as the reference does. A caller can instead hand the work to its own pool through
+//! [`set_external_executor`] (`blosc2_set_threads_callback`).
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::mpsc::{channel, Receiver, Sender};
+use std::sync::{Arc, Mutex, RwLock};
+use std::thread::JoinHandle;
+
+/// Runs `job(i)` for every `i` in `0..njobs` and returns when all have finished.
+pub type Executor = dyn Fn(usize, &(dyn Fn(usize) + Sync)) + Send + Sync;
+
+static EXTERNAL: RwLock<Option<Arc<Executor>>> = RwLock::new(None);
+
+/// Route all parallel work of every context through `exec` (or back to our threads).
+pub fn set_external_executor(exec: Option<Arc<Executor>>) {
+    *EXTERNAL.write().unwrap_or_else(|e| e.into_inner()) = exec;
+}
+
+fn external() -> Option<Arc<Executor>> {
+    EXTERNAL.read().unwrap_or_else(|e| e.into_inner()).clone()
+}
+
+/// A job with its borrow lifetime erased; see the SAFETY note in [`Pool::run`].
+struct ErasedJob(*const (dyn Fn(usize) + Sync));
+// SAFETY: the pointee is `Sync` and outlives every use (run() waits for all workers).
+unsafe impl Send for ErasedJob {}
+
+struct Worker {
+    tx: Sender<ErasedJob>,
+    handle: Option<JoinHandle<()>>,
+}
+
+/// `nthreads - 1` parked threads plus the calling thread.
+pub struct Pool {
+    nthreads: usize,
+    workers: Vec<Worker>,
+    done_rx: Mutex<Receiver<bool>>,
+}
+
+impl Pool {
+    pub fn new(nthreads: usize) -> std::io::Result<Pool> {
+        let nthreads = nthreads.max(1);
+        let (done_tx, done_rx) = channel::<bool>();
+        let mut workers = Vec::with_capacity(nthreads - 1);
+        for tid in 1..nthreads {
+            let (tx, rx) = channel::<ErasedJob>();
+            let done = done_tx.clone();
+            let handle = std::thread::Builder::new()
+                .name(format!("blosc2-worker-{tid}"))
+                .spawn(move || worker_loop(tid, rx, done))?;
+            workers.push(Worker { tx, handle: Some(handle) });
+        }
+        Ok(Pool { nthreads, workers, done_rx: Mutex::new(done_rx) })
+    }
+
+    pub fn nthreads(&self) -> usize {
+        self.nthreads
+    }
+
+    /// Run `f(tid)` once on each of the pool's threads (tid 0 on the caller's thread) and
+    /// wait for all. Returns false if any of them panicked.
+    pub fn run(&self, f: &(dyn Fn(usize) + Sync)) -> bool {
+        if let Some(exec) = external() {
+            let ok = std::sync::atomic::AtomicBool::new(true);
+            let wrapped = |tid: usize| {
+                if catch_unwind(AssertUnwindSafe(|| f(tid))).is_err() {
+                    ok.store(false, std::sync::atomic::Ordering::Relaxed);
+                }
+            };
+            exec(self.nthreads, &wrapped);
+            return ok.into_inner();
+        }
+        // SAFETY: the erased pointer is only dereferenced by workers between the send below
+        // and their reply on `done_rx`; this function does not return (nor unwind: the local
+        // call is wrapped in catch_unwind) before every sent job has replied, so `f` outlives
+        // all uses.
+        let erased: *const (dyn Fn(usize) + Sync) = unsafe { std::mem::transmute(f) };
+        let mut sent = 0;
+        for w in &self.workers {
+            if w.tx.send(ErasedJob(erased)).is_ok() {
+                sent += 1;
+            }
+        }
+        let mut ok = catch_unwind(AssertUnwindSafe(|| f(0))).is_ok();
+        let done_rx = self.done_rx.lock().unwrap_or_else(|e| e.into_inner());
+        for _ in 0..sent {
+            match done_rx.recv() {
+                Ok(worker_ok) => ok &= worker_ok,
+                Err(_) => return false,
+            }
+        }
+        // Jobs that could not be sent (a dead worker) are done here so no work is lost.
+        if sent < self.workers.len() {
+            for tid in sent + 1..self.nthreads {
+                ok &= catch_unwind(AssertUnwindSafe(|| f(tid))).is_ok();
+            }
+        }
+        ok
+    }
+}
+
+fn worker_loop(tid: usize, rx: Receiver<ErasedJob>, done: Sender<bool>) {
+    while let Ok(job) = rx.recv() {
+        // SAFETY: see Pool::run — the job stays alive until we report on `done`.
+        let f = unsafe { &*job.0 };
+        let ok = catch_unwind(AssertUnwindSafe(|| f(tid))).is_ok();
+        if done.send(ok).is_err() {
+            break;
+        }
+    }
+}
+
+impl Drop for Pool {
+    fn drop(&mut self) {
+        for w in &mut self.workers {
+            // Closing the channel ends the worker's loop.
+            let (dead_tx, _) = channel();
+            drop(std::mem::replace(&mut w.tx, dead_tx));
+        }
+        for w in &mut self.workers {
+            if let Some(h) = w.handle.take() {
+                let _ = h.join();
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    #[test]
+    fn every_thread_runs_once_and_pool_is_reused() {
+        let pool = Pool::new(4).unwrap();
+        for _ in 0..50 {
+            let hits: Vec<AtomicUsize> = (0..4).map(|_| AtomicUsize::new(0)).collect();
+            assert!(pool.run(&|tid| {
+                hits[tid].fetch_add(1, Ordering::Relaxed);
+            }));
+            assert!(hits.iter().all(|h| h.load(Ordering::Relaxed) == 1));
+        }
+    }
+
+    #[test]
+    fn a_panicking_job_is_reported_not_propagated() {
+        let pool = Pool::new(2).unwrap();
+        assert!(!pool.run(&|tid| {
+            if tid == 1 {
+                panic!("boom");
+            }
+        }));
+        // The pool still works afterwards.
+        assert!(pool.run(&|_| {}));
+    }
+}

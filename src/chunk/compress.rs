@@ -452,6 +452,112 @@ impl Compressor {
         Ok(cbytes)
     }
 
+    /// Build a chunk of variable-length blocks (format version 6): one stream per block, whose
+    /// size field holds the block's uncompressed length; `blocksize` in the header holds the
+    /// number of blocks. Returns 0 when the chunk does not fit in `dest`.
+    pub fn vl_compress(&mut self, blocks: &[&[u8]], dest: &mut [u8]) -> Result<usize> {
+        if blocks.is_empty() || blocks.iter().any(|b| b.is_empty()) {
+            return Err(Error::InvalidParam);
+        }
+        let total: usize = blocks.iter().map(|b| b.len()).sum();
+        let maxblock = blocks.iter().map(|b| b.len()).max().unwrap_or(0);
+        let (codec, typesize, _, filter_flags) = self.plan(total, dest.len().max(MAX_OVERHEAD))?;
+        let p = self.params.clone();
+        let nblocks = blocks.len();
+        let hlen = EXTENDED_HEADER_LENGTH;
+        if dest.len() < hlen + 4 * nblocks {
+            return Ok(0);
+        }
+        let header = ChunkHeader {
+            version: VERSION_FORMAT_VL_BLOCKS,
+            versionlz: codec.versionlz(),
+            flags: DOSHUFFLE | DOBITSHUFFLE | (filter_flags as u8) | DONT_SPLIT | (codec.format() << 5),
+            typesize: typesize as u8,
+            nbytes: total as i32,
+            blocksize: nblocks as i32,
+            cbytes: 0,
+            filters: p.filters,
+            udcompcode: p.compcode,
+            compcode_meta: p.compcode_meta,
+            filters_meta: p.filters_meta,
+            blosc2_flags2: VL_BLOCKS,
+            blosc2_flags: 0,
+            extended: true,
+        };
+        self.workers.ensure(1)?;
+        let call = self.call.clone();
+        let mut sc = self.workers.scratch(0);
+        let mut pos = hlen + 4 * nblocks;
+        for (j, block) in blocks.iter().enumerate() {
+            put_i32(dest, hlen + 4 * j, pos as i32);
+            if dest.len() < pos + 4 {
+                return Ok(0);
+            }
+            put_i32(dest, pos, block.len() as i32);
+            pos += 4;
+            // Each block is its own unit: filters see it alone (delta's reference is itself).
+            let job = Job {
+                src: block,
+                nbytes: block.len(),
+                typesize,
+                blocksize: block.len(),
+                nblocks: 1,
+                leftover: 0,
+                dont_split: true,
+                extended: true,
+                clevel: p.clevel.max(1),
+                codec: codec.clone(),
+                compcode_meta: p.compcode_meta,
+                filters: p.filters,
+                filters_meta: p.filters_meta,
+                prefilter: None,
+                nchunk: self.nchunk,
+                call: &call,
+                dict: DictMode::None,
+            };
+            sc.bufs.ensure(maxblock);
+            let pp = PipelineParams {
+                filters: &job.filters,
+                filters_meta: &job.filters_meta,
+                typesize,
+                format_version: VERSION_FORMAT_VL_BLOCKS,
+                call: &call,
+            };
+            let cur = if pipeline::forward_is_noop(&job.filters) {
+                Slot::Input
+            } else {
+                pipeline::forward(&pp, block, 0, block, block.len(), Slot::Input, &mut sc.bufs)?
+            };
+            let Scratch { bufs, codec: cscratch, .. } = &mut *sc;
+            let data = bufs.get(block, cur, block.len());
+            let room = dest.len() - pos;
+            let maxout = block.len().min(room);
+            let n = if maxout == 0 {
+                0
+            } else {
+                let dst = &mut dest[pos..pos + maxout];
+                match &job.codec {
+                    ChunkCodec::Builtin(c) => codecs::compress_stream(*c, job.clevel, data, dst, cscratch, &Dict::None)?,
+                    ChunkCodec::User(u) => u.encode(data, dst, job.compcode_meta, &call.codec).max(0) as usize,
+                }
+            };
+            let n = if n == 0 || n >= block.len() {
+                if room < block.len() {
+                    return Ok(0);
+                }
+                dest[pos..pos + block.len()].copy_from_slice(data);
+                block.len()
+            } else {
+                n
+            };
+            pos += n;
+        }
+        let mut header = header;
+        header.cbytes = pos as i32;
+        header.write(dest);
+        Ok(pos)
+    }
+
     /// Memcpy path: the blocks are stored raw right after the header (prefilter still runs).
     fn copy_blocks(&self, job: &Job<'_>, out: &mut [u8]) -> Result<()> {
         match job.prefilter {

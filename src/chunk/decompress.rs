@@ -332,7 +332,8 @@ impl Decompressor {
         sc: &mut Scratch,
     ) -> Result<()> {
         let bsize = out.len();
-        let offset = view.block_offset(j);
+        // VL blocks are independent units (delta's reference is the block itself).
+        let (offset, dref) = if view.vl.is_some() { (0, None) } else { (view.block_offset(j), dref) };
         match view.special {
             Special::Zero => {
                 out.fill(0);
@@ -384,7 +385,16 @@ impl Decompressor {
             }
         };
         let leftoverblock = view.vl.is_none() && j == view.nblocks - 1 && view.leftover > 0;
-        let nstreams = if view.vl.is_none() && !view.header.dont_split() && !leftoverblock && !view.header.use_dict() {
+        // Blosc1-format chunks (version <= 2) written before the "don't split" flag existed
+        // were split only for small types; c-blosc 1.x readers apply the same rule.
+        let legacy_unsplit = !view.header.extended
+            && (view.typesize > 16 || view.blocksize / view.typesize.max(1) < MIN_BUFFERSIZE as usize);
+        let nstreams = if view.vl.is_none()
+            && !view.header.dont_split()
+            && !legacy_unsplit
+            && !leftoverblock
+            && !view.header.use_dict()
+        {
             view.typesize
         } else {
             1
@@ -430,9 +440,16 @@ impl Decompressor {
             if view.vl.is_some() {
                 // VL blocks: the field holds the uncompressed size; the stream runs to the
                 // next block's start.
-                let clen = end - pos;
-                decode_stream(view, &bsrc[pos..end], target, cscratch, &dict)?;
-                pos += clen;
+                if csize as usize != target.len() {
+                    return Err(Error::Data);
+                }
+                let cdata = &bsrc[pos..end];
+                if cdata.len() == target.len() {
+                    target.copy_from_slice(cdata);
+                } else {
+                    decode_stream(view, cdata, target, cscratch, &dict)?;
+                }
+                pos = end;
                 continue;
             }
             if csize == 0 {
@@ -463,7 +480,7 @@ impl Decompressor {
         }
         if direct {
             for _ in &stages {
-                filters::delta::delta_decode(dref, offset, out, view.typesize);
+                filters::delta_decode(dref.unwrap_or(&[]), offset, out, view.typesize);
             }
             return Ok(());
         }
@@ -474,7 +491,7 @@ impl Decompressor {
         for (k, &(f, meta)) in stages.iter().enumerate() {
             if f == DELTA {
                 let data: &mut [u8] = if in_out { out } else { bufs.get_mut(cur, bsize) };
-                filters::delta::delta_decode(dref, offset, data, view.typesize);
+                filters::delta_decode(dref.unwrap_or(&[]), offset, data, view.typesize);
                 continue;
             }
             let (src, dst): (&[u8], &mut [u8]) = if k == last_writer {
@@ -623,10 +640,10 @@ fn decode_stream(
 fn run_backward_stage(p: &PipelineParams<'_>, f: u8, meta: u8, src: &[u8], dst: &mut [u8]) -> Result<()> {
     match f {
         SHUFFLE => {
-            filters::unshuffle_with_meta(p.typesize, meta, src, dst);
+            filters::unshuffle(super::pipeline::shuffle_streams(p.typesize, meta), src, dst);
             Ok(())
         }
-        BITSHUFFLE => filters::bitshuffle::bitunshuffle(p.typesize, src, dst, p.format_version)
+        BITSHUFFLE => filters::bitunshuffle(p.typesize, src, dst, p.format_version)
             .map_err(|_| Error::FilterPipeline),
         id if id <= 31 => Err(Error::FilterPipeline),
         id => {

@@ -76,6 +76,16 @@ pub struct PipelineParams<'a> {
     pub call: &'a registry::FilterCallContext,
 }
 
+/// Byte-shuffle's meta is the number of byte streams (0 means one per byte of the type),
+/// as in c-blosc2 3.x.
+pub fn shuffle_streams(typesize: usize, meta: u8) -> usize {
+    if meta == 0 {
+        typesize
+    } else {
+        meta as usize
+    }
+}
+
 /// Whether the compressing pipeline does anything at all.
 pub fn forward_is_noop(filters: &[u8; MAX_FILTERS]) -> bool {
     filters.iter().all(|&f| f == NOFILTER)
@@ -107,12 +117,12 @@ pub fn forward(
         let to = other(cur);
         let (src, dst) = bufs.pair(block_in, cur, to, n);
         match f {
-            SHUFFLE => filters::shuffle_with_meta(p.typesize, meta, src, dst),
+            SHUFFLE => filters::shuffle(shuffle_streams(p.typesize, meta), src, dst),
             BITSHUFFLE => {
-                filters::bitshuffle::bitshuffle(p.typesize, src, dst).map_err(|_| Error::FilterPipeline)?
+                filters::bitshuffle(p.typesize, src, dst).map_err(|_| Error::FilterPipeline)?
             }
-            DELTA => filters::delta::delta_encode(dref, offset, src, dst, p.typesize),
-            TRUNC_PREC => filters::trunc_prec::trunc_prec(meta as i8, p.typesize, src, dst)
+            DELTA => filters::delta_encode(dref, offset, src, dst, p.typesize),
+            TRUNC_PREC => filters::trunc_prec(meta as i8, p.typesize, src, dst)
                 .map_err(|_| Error::FilterPipeline)?,
             id if id <= 31 => return Err(Error::FilterPipeline),
             id => {
@@ -147,14 +157,14 @@ pub fn backward(
         if f == DELTA {
             // In place: delta decodes against the chunk's first block.
             let data = bufs.get_mut(cur, n);
-            filters::delta::delta_decode(dref, offset, data, p.typesize);
+            filters::delta_decode(dref.unwrap_or(&[]), offset, data, p.typesize);
             continue;
         }
         let to = other(cur);
         let (src, dst) = bufs.pair(&[], cur, to, n);
         match f {
-            SHUFFLE => filters::unshuffle_with_meta(p.typesize, meta, src, dst),
-            BITSHUFFLE => filters::bitshuffle::bitunshuffle(p.typesize, src, dst, p.format_version)
+            SHUFFLE => filters::unshuffle(shuffle_streams(p.typesize, meta), src, dst),
+            BITSHUFFLE => filters::bitunshuffle(p.typesize, src, dst, p.format_version)
                 .map_err(|_| Error::FilterPipeline)?,
             id if id <= 31 => return Err(Error::FilterPipeline),
             id => {

@@ -41,8 +41,8 @@ fn clamp_len(n: usize) -> c_int {
     n.min(i32::MAX as usize) as c_int
 }
 
-/// LZ4 with acceleration 1 (the reference pins it there for every clevel).
-pub fn compress(src: &[u8], dest: &mut [u8]) -> Result<usize> {
+/// LZ4 with the given acceleration (the reference uses `10 - clevel`).
+pub fn compress(src: &[u8], dest: &mut [u8], accel: i32) -> Result<usize> {
     if src.len() > i32::MAX as usize {
         return Err(Error::TwoGbLimit);
     }
@@ -53,7 +53,7 @@ pub fn compress(src: &[u8], dest: &mut [u8]) -> Result<usize> {
             dest.as_mut_ptr() as *mut c_char,
             src.len() as c_int,
             clamp_len(dest.len()),
-            1,
+            accel.max(1),
         )
     };
     if n < 0 {
@@ -187,7 +187,7 @@ mod tests {
     fn round_trip_and_bad_input() {
         let src: Vec<u8> = (0..100_000u32).map(|i| (i % 251) as u8).collect();
         let mut c = vec![0u8; 200_000];
-        let n = compress(&src, &mut c).unwrap();
+        let n = compress(&src, &mut c, 1).unwrap();
         assert!(n > 0 && n < src.len());
         let mut d = vec![0u8; src.len()];
         assert_eq!(decompress(&c[..n], &mut d), Some(src.len()));

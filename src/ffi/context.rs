@@ -549,3 +549,86 @@ pub unsafe fn getitem_impl(
     let d = unsafe { slice_mut(dest as *mut u8, bn as usize) };
     result_code(dec.get_bytes(s, bstart as usize, bn as usize, d))
 }
+
+/// # Safety
+/// `context` live; `srcs[i]` readable for `srcsizes[i]` bytes for `i < nblocks`; `dest`
+/// writable for `destsize` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_vlcompress_ctx(
+    context: *mut blosc2_context,
+    srcs: *const *const c_void,
+    srcsizes: *const i32,
+    nblocks: i32,
+    dest: *mut c_void,
+    destsize: i32,
+) -> c_int {
+    guard(PANIC_CODE, || {
+        // SAFETY: per contract.
+        let Some(c) = (unsafe { ctx_mut(context) }) else { return Error::NullPointer.code() };
+        let Engine::Compress(comp) = &mut c.engine else { return Error::InvalidParam.code() };
+        if nblocks <= 0 || destsize < 0 {
+            return Error::InvalidParam.code();
+        }
+        if srcs.is_null() || srcsizes.is_null() || dest.is_null() {
+            return Error::NullPointer.code();
+        }
+        let mut blocks = Vec::with_capacity(nblocks as usize);
+        for i in 0..nblocks as usize {
+            // SAFETY: arrays hold nblocks entries per contract.
+            let (p, n) = unsafe { (*srcs.add(i), *srcsizes.add(i)) };
+            if n <= 0 {
+                return Error::InvalidParam.code();
+            }
+            if p.is_null() {
+                return Error::NullPointer.code();
+            }
+            // SAFETY: readable for n bytes per contract.
+            blocks.push(unsafe { slice(p as *const u8, n as usize) });
+        }
+        // SAFETY: writable per contract.
+        let d = unsafe { slice_mut(dest as *mut u8, destsize as usize) };
+        result_code(comp.vl_compress(&blocks, d))
+    })
+}
+
+/// Hand all parallel block work to the caller's thread pool (`callback(data, dojob, numjobs,
+/// jobdata_elsize, jobdata)` must run `dojob(jobdata + i * jobdata_elsize)` for every `i` and
+/// return when all are done), or back to our own threads with a NULL callback.
+///
+/// # Safety
+/// `callback` must honour that contract.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_set_threads_callback(callback: blosc_threads_callback, callback_data: *mut c_void) {
+    guard((), || {
+        let Some(cb) = callback else {
+            crate::threads::set_external_executor(None);
+            return;
+        };
+        let data = SendPtr(callback_data);
+        let exec = move |njobs: usize, job: &(dyn Fn(usize) + Sync)| {
+            /// One job record handed to C; `dojob` gets a pointer to it.
+            #[repr(C)]
+            struct JobRecord {
+                job: *const (dyn Fn(usize) + Sync),
+                index: usize,
+            }
+            unsafe extern "C" fn dojob(p: *mut c_void) {
+                // SAFETY: p points to a JobRecord of the array below, alive during the call.
+                let rec = unsafe { &*(p as *const JobRecord) };
+                // SAFETY: the closure outlives the callback invocation (see below).
+                let f = unsafe { &*rec.job };
+                let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(rec.index)));
+            }
+            // SAFETY: lifetime erased only for the duration of the callback, which must finish
+            // every job before returning (the threads-callback contract).
+            let job_static: *const (dyn Fn(usize) + Sync) = unsafe { std::mem::transmute(job) };
+            let mut recs: Vec<JobRecord> = (0..njobs).map(|i| JobRecord { job: job_static, index: i }).collect();
+            let d = data;
+            // SAFETY: calling the user's pool with a valid job array.
+            unsafe {
+                cb(d.0, Some(dojob), njobs as c_int, std::mem::size_of::<JobRecord>(), recs.as_mut_ptr() as *mut c_void)
+            };
+        };
+        crate::threads::set_external_executor(Some(std::sync::Arc::new(exec)));
+    })
+}

@@ -1,32 +1,267 @@
-//! TEMPORARY scalar filters until the SIMD filters module lands (not committed).
-pub mod registry;
+//! The four built-in filters of the blosc2 pipeline: byte shuffle, bit shuffle, delta and
+//! precision truncation, forward and backward.
+//!
+//! Everything here works on plain slices and is byte-identical to c-blosc2 3.3 (checked by
+//! differential tests against the reference library). The public functions pick the best
+//! kernel for the running CPU (AVX2, then SSE2, then portable scalar code); every SIMD
+//! kernel has a scalar twin that produces the same bytes.
+//!
+//! # Layouts
+//!
+//! * **Byte shuffle** of a block of `n = len / typesize` elements writes byte `j` of element
+//!   `i` to `dest[j * n + i]`. The trailing `len % typesize` bytes, which do not form a whole
+//!   element, are copied unchanged to the same position.
+//! * **Bit shuffle** works on the largest multiple of 8 elements, `m = n - n % 8`. It
+//!   produces `8 * typesize` bit planes of `m / 8` bytes each: plane `8 * j + k` holds bit
+//!   `k` of byte `j` of every element, element `8 * g + b` landing in bit `b` of byte `g`.
+//!   Everything after the first `m * typesize` bytes is copied unchanged.
+//!
+//! # Errors
+//!
+//! The fallible functions return [`FilterError`]; [`FilterError::code`] gives the
+//! `BLOSC2_ERROR_*` value a C caller expects.
+#![deny(unsafe_op_in_unsafe_fn)]
 
-pub fn shuffle_with_meta(typesize: usize, _meta: u8, src: &[u8], dst: &mut [u8]) {
-    shuffle::shuffle(typesize, src, dst)
+mod bitshuffle;
+pub mod bytedelta;
+mod delta;
+pub mod registry;
+mod shuffle;
+mod trunc_prec;
+
+#[cfg(target_arch = "x86_64")]
+mod bitshuffle_avx2;
+#[cfg(target_arch = "x86_64")]
+mod bitshuffle_sse2;
+#[cfg(target_arch = "x86_64")]
+mod shuffle_avx2;
+#[cfg(target_arch = "x86_64")]
+mod shuffle_sse2;
+
+#[cfg(test)]
+mod tests;
+
+use std::fmt;
+
+pub use delta::{delta_decode, delta_decode_chunk, delta_encode};
+pub use trunc_prec::trunc_prec;
+
+/// Chunk format version written by c-blosc 1.x (`BLOSC_VERSION_FORMAT` 2).
+///
+/// Bit-shuffled blocks of that format whose element count is not a multiple of 8 were
+/// stored without any bit shuffling at all, so [`bitunshuffle`] must copy them verbatim.
+pub const BLOSC1_FORMAT_VERSION: u8 = 2;
+
+/// Chunk format version written by c-blosc2 3.3 (`BLOSC2_VERSION_FORMAT`); pass it to
+/// [`bitunshuffle`] for buffers that do not come from an old chunk (this is what the
+/// reference's exported `blosc2_bitunshuffle` does).
+pub const CURRENT_FORMAT_VERSION: u8 = 6;
+
+/// Why a filter refused to run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum FilterError {
+    /// `typesize` was 0.
+    ZeroTypesize,
+    /// `src` and `dest` have different lengths.
+    LengthMismatch { src: usize, dest: usize },
+    /// Precision truncation only knows 4-byte and 8-byte floats.
+    UnsupportedTypesize(usize),
+    /// `prec_bits` keeps no mantissa bit, or more than the type has.
+    PrecisionOutOfRange { prec_bits: i8, typesize: usize },
 }
-pub fn unshuffle_with_meta(typesize: usize, _meta: u8, src: &[u8], dst: &mut [u8]) {
-    shuffle::unshuffle(typesize, src, dst)
-}
-pub mod shuffle {
-    pub fn shuffle(ts: usize, src: &[u8], dst: &mut [u8]) {
-        let n = src.len() / ts;
-        for i in 0..n { for b in 0..ts { dst[b * n + i] = src[i * ts + b]; } }
-        dst[n * ts..].copy_from_slice(&src[n * ts..]);
+
+impl FilterError {
+    /// The `BLOSC2_ERROR_*` code for this error.
+    ///
+    /// Bad parameters map to `BLOSC2_ERROR_INVALID_PARAM` (-12), as the reference's exported
+    /// shuffle functions return. A precision truncation that cannot run maps to
+    /// `BLOSC2_ERROR_FILTER_PIPELINE` (-18), which is what a failed filter makes the
+    /// reference's compressor report.
+    pub fn code(self) -> i32 {
+        match self {
+            FilterError::ZeroTypesize | FilterError::LengthMismatch { .. } => -12,
+            FilterError::UnsupportedTypesize(_) | FilterError::PrecisionOutOfRange { .. } => -18,
+        }
     }
-    pub fn unshuffle(ts: usize, src: &[u8], dst: &mut [u8]) {
-        let n = src.len() / ts;
-        for i in 0..n { for b in 0..ts { dst[i * ts + b] = src[b * n + i]; } }
-        dst[n * ts..].copy_from_slice(&src[n * ts..]);
+}
+
+impl fmt::Display for FilterError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            FilterError::ZeroTypesize => write!(f, "typesize must be at least 1"),
+            FilterError::LengthMismatch { src, dest } => {
+                write!(f, "source has {src} bytes but destination has {dest}")
+            }
+            FilterError::UnsupportedTypesize(ts) => {
+                write!(f, "precision truncation supports typesize 4 or 8, not {ts}")
+            }
+            FilterError::PrecisionOutOfRange {
+                prec_bits,
+                typesize,
+            } => write!(
+                f,
+                "precision {prec_bits} bits is out of range for {}-byte floats",
+                typesize
+            ),
+        }
     }
 }
-pub mod bitshuffle {
-    pub fn bitshuffle(_ts: usize, _s: &[u8], _d: &mut [u8]) -> Result<(), ()> { Err(()) }
-    pub fn bitunshuffle(_ts: usize, _s: &[u8], _d: &mut [u8], _v: u8) -> Result<(), ()> { Err(()) }
+
+impl std::error::Error for FilterError {}
+
+/// Instruction-set level of a kernel.
+#[doc(hidden)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Isa {
+    Scalar,
+    Sse2,
+    Avx2,
 }
-pub mod delta {
-    pub fn delta_encode(_dref: &[u8], _offset: usize, src: &[u8], dst: &mut [u8], _ts: usize) { dst.copy_from_slice(src) }
-    pub fn delta_decode(_dref: Option<&[u8]>, _offset: usize, _data: &mut [u8], _ts: usize) {}
+
+impl Isa {
+    /// The fastest level the running CPU supports (`is_x86_feature_detected!` caches its
+    /// answer, so asking on every call costs one relaxed load).
+    #[inline]
+    pub fn best() -> Isa {
+        #[cfg(target_arch = "x86_64")]
+        {
+            if std::arch::is_x86_feature_detected!("avx2") {
+                return Isa::Avx2;
+            }
+            if std::arch::is_x86_feature_detected!("sse2") {
+                return Isa::Sse2;
+            }
+        }
+        Isa::Scalar
+    }
+
+    /// Whether the running CPU can execute kernels of this level.
+    pub fn is_available(self) -> bool {
+        match self {
+            Isa::Scalar => true,
+            #[cfg(target_arch = "x86_64")]
+            Isa::Sse2 => std::arch::is_x86_feature_detected!("sse2"),
+            #[cfg(target_arch = "x86_64")]
+            Isa::Avx2 => std::arch::is_x86_feature_detected!("avx2"),
+            #[cfg(not(target_arch = "x86_64"))]
+            _ => false,
+        }
+    }
+
+    /// Every level the running CPU supports, scalar first.
+    pub fn available() -> Vec<Isa> {
+        [Isa::Scalar, Isa::Sse2, Isa::Avx2]
+            .into_iter()
+            .filter(|isa| isa.is_available())
+            .collect()
+    }
 }
-pub mod trunc_prec {
-    pub fn trunc_prec(_p: i8, _ts: usize, src: &[u8], dst: &mut [u8]) -> Result<(), ()> { dst.copy_from_slice(src); Ok(()) }
+
+/// Byte-shuffles `src` into `dest` (see the module docs for the layout).
+///
+/// A `typesize` of 0 or 1 is a plain copy: the reference refuses 0 in its exported
+/// function, and never shuffles with it inside the pipeline.
+///
+/// # Panics
+/// If `src.len() != dest.len()`: the pipeline always passes two buffers of `blocksize`
+/// bytes, so anything else is a caller bug.
+pub fn shuffle(typesize: usize, src: &[u8], dest: &mut [u8]) {
+    shuffle::shuffle_with(Isa::best(), typesize, src, dest);
+}
+
+/// Inverse of [`shuffle`]; same conventions.
+///
+/// # Panics
+/// If `src.len() != dest.len()`.
+pub fn unshuffle(typesize: usize, src: &[u8], dest: &mut [u8]) {
+    shuffle::unshuffle_with(Isa::best(), typesize, src, dest);
+}
+
+/// Bit-shuffles `src` into `dest` (see the module docs for the layout).
+///
+/// Like the reference, only the largest multiple of 8 elements is transposed and the rest
+/// is copied, so no block is ever refused for its length. Any `typesize >= 1` works (the
+/// reference's exported function caps it at 256, the pipeline at 255).
+///
+/// # Errors
+/// [`FilterError::ZeroTypesize`] or [`FilterError::LengthMismatch`].
+pub fn bitshuffle(typesize: usize, src: &[u8], dest: &mut [u8]) -> Result<(), FilterError> {
+    bitshuffle::bitshuffle_with(Isa::best(), typesize, src, dest)
+}
+
+/// Inverse of [`bitshuffle`].
+///
+/// `format_version` is the version byte of the chunk the block comes from (byte 0 of its
+/// header). The reference treats version [`BLOSC1_FORMAT_VERSION`] (c-blosc 1.x) specially,
+/// because c-blosc 1.x only bit-shuffled blocks whose element count is a multiple of 8 and
+/// stored every other block as is: for such a chunk a block with `n % 8 != 0` is copied
+/// verbatim. Every other version uses the current rule (transpose the largest multiple of
+/// 8 elements, copy the rest). Pass [`CURRENT_FORMAT_VERSION`] for a bare buffer.
+///
+/// # Errors
+/// [`FilterError::ZeroTypesize`] or [`FilterError::LengthMismatch`]. (The reference's
+/// exported `blosc2_bitunshuffle` does not validate its arguments at all and crashes on a
+/// typesize below 1.)
+pub fn bitunshuffle(
+    typesize: usize,
+    src: &[u8],
+    dest: &mut [u8],
+    format_version: u8,
+) -> Result<(), FilterError> {
+    bitshuffle::bitunshuffle_with(Isa::best(), typesize, src, dest, format_version)
+}
+
+/// Kernel-level entry points, one per instruction-set level, for tests and benchmarks.
+///
+/// Each function returns `false` (doing nothing) when the running CPU lacks `isa`.
+#[doc(hidden)]
+pub mod kernels {
+    use super::{FilterError, Isa};
+
+    pub fn shuffle(isa: Isa, typesize: usize, src: &[u8], dest: &mut [u8]) -> bool {
+        if !isa.is_available() {
+            return false;
+        }
+        super::shuffle::shuffle_with(isa, typesize, src, dest);
+        true
+    }
+
+    pub fn unshuffle(isa: Isa, typesize: usize, src: &[u8], dest: &mut [u8]) -> bool {
+        if !isa.is_available() {
+            return false;
+        }
+        super::shuffle::unshuffle_with(isa, typesize, src, dest);
+        true
+    }
+
+    pub fn bitshuffle(
+        isa: Isa,
+        typesize: usize,
+        src: &[u8],
+        dest: &mut [u8],
+    ) -> Option<Result<(), FilterError>> {
+        if !isa.is_available() {
+            return None;
+        }
+        Some(super::bitshuffle::bitshuffle_with(isa, typesize, src, dest))
+    }
+
+    pub fn bitunshuffle(
+        isa: Isa,
+        typesize: usize,
+        src: &[u8],
+        dest: &mut [u8],
+        format_version: u8,
+    ) -> Option<Result<(), FilterError>> {
+        if !isa.is_available() {
+            return None;
+        }
+        Some(super::bitshuffle::bitunshuffle_with(
+            isa,
+            typesize,
+            src,
+            dest,
+            format_version,
+        ))
+    }
 }

@@ -79,6 +79,9 @@ ref_fns! {
     blosc2_chunk_uninit: fn(blosc2_cparams, i32, *mut c_void, i32) -> i32;
     blosc2_chunk_repeatval: fn(blosc2_cparams, i32, *mut c_void, i32, *const c_void) -> i32;
     blosc2_vlcompress_ctx: fn(*mut blosc2_context, *const *const c_void, *const i32, i32, *mut c_void, i32) -> i32;
+    blosc2_vldecompress_ctx: fn(*mut blosc2_context, *const c_void, i32, *mut *mut c_void, *mut i32, i32) -> i32;
+    blosc2_getitem: fn(*const c_void, i32, i32, i32, *mut c_void, i32) -> i32;
+    blosc2_cbuffer_sizes: fn(*const c_void, *mut i32, *mut i32, *mut i32) -> i32;
 }
 
 pub fn reference() -> Option<&'static Reference> {

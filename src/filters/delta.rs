@@ -1,0 +1,165 @@
+//! Delta filter: XOR of every block against the first block of its chunk.
+//!
+//! The reference works in *units* rather than elements: 1, 2, 4 or 8 bytes for those
+//! type sizes, 8 bytes for any other multiple of 8 (so a 16-byte type is delta-coded as
+//! two 8-byte halves) and single bytes for everything else. Since XOR acts byte by byte,
+//! the unit only decides where the full-unit region ends and how far back the first block
+//! looks:
+//!
+//! * first block (`offset == 0`): the first unit is the reference's own first unit, and
+//!   every later unit is XORed with the *previous unit of the reference block*;
+//! * other blocks: every unit is XORed with the unit at the same position of the
+//!   reference block.
+//!
+//! Decoding the first block therefore runs a prefix XOR over it (the reference decodes it
+//! in place, reading the units it has just restored).
+//!
+//! # Trailing bytes
+//!
+//! The reference never writes the `len % unit` bytes after the last full unit (they stay
+//! whatever the scratch buffer held, so they are lost). Here the encoder copies them
+//! verbatim and the decoder leaves them alone, so they round-trip; the full units are
+//! encoded and decoded exactly as the reference does, so chunks written by the reference
+//! decode identically on every full unit.
+
+/// The delta unit the reference uses for `typesize` (0 counts as a multiple of 8).
+#[inline]
+fn unit(typesize: usize) -> usize {
+    match typesize {
+        1 | 2 | 4 | 8 => typesize,
+        t if t % 8 == 0 => 8,
+        _ => 1,
+    }
+}
+
+/// Delta-encodes one block.
+///
+/// * `dref`: the chunk's first block *as given to the compressor* (the reference passes
+///   the chunk source, not the output of earlier filters).
+/// * `offset`: the byte offset of this block in the chunk; only `offset == 0` matters
+///   (it marks the reference block itself).
+/// * `src`: this block after the earlier filters of the pipeline; `dest`: same length.
+///
+/// # Panics
+/// If `dest.len() != src.len()` or `dref` is shorter than `src` (the first block of a
+/// chunk is never shorter than any other block).
+pub fn delta_encode(dref: &[u8], offset: usize, src: &[u8], dest: &mut [u8], typesize: usize) {
+    assert_eq!(src.len(), dest.len(), "delta_encode: length mismatch");
+    assert!(
+        dref.len() >= src.len(),
+        "delta_encode: reference block too short"
+    );
+    let len = src.len();
+    let u = unit(typesize);
+    let full = len / u * u;
+    let tail = if offset == 0 {
+        let head = u.min(len);
+        dest[..head].copy_from_slice(&dref[..head]);
+        if full > u {
+            xor_into(&mut dest[u..full], &src[u..full], &dref[..full - u]);
+        }
+        full.max(head)
+    } else {
+        xor_into(&mut dest[..full], &src[..full], &dref[..full]);
+        full
+    };
+    dest[tail..].copy_from_slice(&src[tail..]);
+}
+
+/// Undoes [`delta_encode`] in place on one decoded block.
+///
+/// * `offset == 0`: `data` is the chunk's first block; `dref` is ignored (the reference
+///   decodes this block against itself, in place) and may be empty.
+/// * `offset != 0`: `dref` is the chunk's first block, already fully decoded.
+///
+/// # Panics
+/// If `offset != 0` and `dref` is shorter than `data`.
+pub fn delta_decode(dref: &[u8], offset: usize, data: &mut [u8], typesize: usize) {
+    let len = data.len();
+    let u = unit(typesize);
+    let full = len / u * u;
+    if offset == 0 {
+        prefix_xor(&mut data[..full], u);
+    } else {
+        assert!(dref.len() >= len, "delta_decode: reference block too short");
+        let d = &mut data[..full];
+        let r = &dref[..full];
+        for (x, y) in d.iter_mut().zip(r) {
+            *x ^= *y;
+        }
+    }
+}
+
+/// Convenience form of [`delta_decode`] for a caller that decodes into the chunk buffer
+/// (as the reference does): decodes `chunk[offset..offset + len]`, using `chunk[..len]`
+/// as the reference block when `offset != 0`.
+///
+/// # Panics
+/// If `offset + len > chunk.len()`, or `0 < offset < len` (the first block is never
+/// shorter than the others, so a later block starts at or after its end).
+pub fn delta_decode_chunk(chunk: &mut [u8], offset: usize, len: usize, typesize: usize) {
+    if offset == 0 {
+        delta_decode(&[], 0, &mut chunk[..len], typesize);
+    } else {
+        assert!(
+            offset >= len,
+            "delta_decode_chunk: block overlaps the reference block"
+        );
+        let (head, tail) = chunk.split_at_mut(offset);
+        delta_decode(head, offset, &mut tail[..len], typesize);
+    }
+}
+
+/// `dest = a ^ b`, all three the same length.
+#[inline]
+fn xor_into(dest: &mut [u8], a: &[u8], b: &[u8]) {
+    for ((d, x), y) in dest.iter_mut().zip(a).zip(b) {
+        *d = *x ^ *y;
+    }
+}
+
+/// `data[i] ^= data[i - u]` for `i` from `u` upwards (each step reads the value just
+/// restored), for a unit `u` in {1, 2, 4, 8}; `data.len()` is a multiple of `u`.
+fn prefix_xor(data: &mut [u8], u: usize) {
+    if data.len() <= u {
+        return;
+    }
+    // Whole 8-byte words: prefix-XOR the units inside the word with log-steps, then fold
+    // in the last unit of the previous word, replicated over the word.
+    let words = data.len() / 8;
+    let mut carry_unit: u64 = 0;
+    let (unit_mask, shifts): (u64, &[u32]) = match u {
+        1 => (0xFF, &[8, 16, 32]),
+        2 => (0xFFFF, &[16, 32]),
+        4 => (0xFFFF_FFFF, &[32]),
+        _ => (u64::MAX, &[]),
+    };
+    let top = 64 - 8 * u as u32;
+    for w in 0..words {
+        let chunk = &mut data[8 * w..8 * w + 8];
+        let mut x = u64::from_le_bytes(chunk.try_into().expect("8-byte chunk"));
+        for &s in shifts {
+            x ^= x << s;
+        }
+        x ^= replicate(carry_unit, u);
+        carry_unit = (x >> top) & unit_mask;
+        chunk.copy_from_slice(&x.to_le_bytes());
+    }
+    // Fewer than 8 bytes left (u < 8 here, as the length is a multiple of u).
+    let rest = words * 8;
+    let start = if rest == 0 { u } else { rest };
+    for i in start..data.len() {
+        data[i] ^= data[i - u];
+    }
+}
+
+/// Repeats the `u`-byte value `v` across a 64-bit word.
+#[inline]
+fn replicate(v: u64, u: usize) -> u64 {
+    match u {
+        1 => v * 0x0101_0101_0101_0101,
+        2 => v * 0x0001_0001_0001_0001,
+        4 => v * 0x0000_0001_0000_0001,
+        _ => v,
+    }
+}

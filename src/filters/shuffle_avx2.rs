@@ -1,0 +1,447 @@
+//! AVX2 byte-shuffle kernels (32 elements per step).
+//!
+//! Same scheme as the SSE2 kernels, two groups of 16 elements at a time: the low 128-bit
+//! lane of every register carries elements `i..i+16` and the high lane elements
+//! `i+16..i+32`. The even/odd splits (`packus`) and interleaves (`unpack`) of AVX2 work
+//! within each lane, so each lane runs the SSE2 algorithm on its own group; lane permutes
+//! on the way in or out put the two groups where they belong in memory.
+//!
+//! Two memory-access refinements, both measured on 4 MiB blocks: type sizes up to 8 run
+//! two steps per iteration so that every row gets whole 64-byte lines, and when the rows
+//! are a large power of two apart (see [`staged`]) the transpose goes through a small
+//! staging buffer.
+
+use core::arch::x86_64::*;
+
+/// Shuffles elements `start..` in steps of 32; returns the first element not processed.
+pub(crate) fn shuffle(ts: usize, n: usize, src: &[u8], dest: &mut [u8], start: usize) -> usize {
+    let end = start + (n.saturating_sub(start)) / 32 * 32;
+    if end == start
+        || !(ts == 2 || ts == 4 || ts == 8 || ts >= 16)
+        || !std::arch::is_x86_feature_detected!("avx2")
+    {
+        return start;
+    }
+    assert!(src.len() >= n * ts && dest.len() >= n * ts);
+    if !staged(ts, n) {
+        let (s, d) = (src.as_ptr(), dest.as_mut_ptr());
+        // SAFETY: AVX2 availability was checked above. Both buffers hold at least
+        // `n * ts` bytes; the kernels only touch elements `start..end` with `end <= n`,
+        // i.e. source bytes below `n * ts` and row bytes `j * n + start..j * n + end`.
+        unsafe {
+            match ts {
+                2 => shuffle_pow2::<2, 1>(s, d, n, start, end),
+                4 => shuffle_pow2::<4, 2>(s, d, n, start, end),
+                8 => shuffle_pow2::<8, 3>(s, d, n, start, end),
+                16 => shuffle_pow2::<16, 4>(s, d, n, start, end),
+                _ => shuffle_tiled(ts, s, d, n, start, end),
+            }
+        }
+        return end;
+    }
+    // Rows far apart by a multiple of a large power of two (see `staged`): transpose a
+    // stage of elements into a small buffer first, then copy each row out in one run.
+    let stage = stage_elems(ts);
+    let mut buf = vec![0u8; stage * ts];
+    let mut i0 = start;
+    while i0 < end {
+        let cnt = stage.min(end - i0);
+        let part = &src[i0 * ts..(i0 + cnt) * ts];
+        let (s, b) = (part.as_ptr(), buf.as_mut_ptr());
+        // SAFETY: AVX2 availability was checked above. `part` holds the `cnt * ts`
+        // bytes of elements i0..i0+cnt and `buf` at least `cnt * ts` bytes; with row
+        // length `cnt` the kernels touch exactly those (cnt is a multiple of 32).
+        unsafe {
+            match ts {
+                8 => shuffle_pow2::<8, 3>(s, b, cnt, 0, cnt),
+                16 => shuffle_pow2::<16, 4>(s, b, cnt, 0, cnt),
+                _ => shuffle_tiled(ts, s, b, cnt, 0, cnt),
+            }
+        }
+        for (j, row) in buf[..cnt * ts].chunks_exact(cnt).enumerate() {
+            dest[j * n + i0..j * n + i0 + cnt].copy_from_slice(row);
+        }
+        i0 += cnt;
+    }
+    end
+}
+
+/// Elements per stage: rows of 256 to 512 bytes, a buffer of at most 32 KiB for the
+/// type sizes that get staged in practice.
+fn stage_elems(ts: usize) -> usize {
+    ((16384 / ts).clamp(256, 512)) & !31
+}
+
+/// Unshuffles elements `start..` in steps of 32; returns the first element not processed.
+pub(crate) fn unshuffle(ts: usize, n: usize, src: &[u8], dest: &mut [u8], start: usize) -> usize {
+    let end = start + (n.saturating_sub(start)) / 32 * 32;
+    if end == start
+        || !(ts == 2 || ts == 4 || ts == 8 || ts >= 16)
+        || !std::arch::is_x86_feature_detected!("avx2")
+    {
+        return start;
+    }
+    assert!(src.len() >= n * ts && dest.len() >= n * ts);
+    if !staged(ts, n) {
+        let (s, d) = (src.as_ptr(), dest.as_mut_ptr());
+        // SAFETY: as in `shuffle`, with the roles of the two buffers swapped.
+        unsafe {
+            match ts {
+                2 => unshuffle_pow2::<2, 1>(s, d, n, start, end),
+                4 => unshuffle_pow2::<4, 2>(s, d, n, start, end),
+                8 => unshuffle_pow2::<8, 3>(s, d, n, start, end),
+                16 => unshuffle_pow2::<16, 4>(s, d, n, start, end),
+                _ => unshuffle_tiled(ts, s, d, n, start, end),
+            }
+        }
+        return end;
+    }
+    // Mirror image of the staging in `shuffle`: gather a stage of every row with
+    // sequential copies, then transpose from the buffer.
+    let stage = stage_elems(ts);
+    let mut buf = vec![0u8; stage * ts];
+    let mut i0 = start;
+    while i0 < end {
+        let cnt = stage.min(end - i0);
+        for (j, row) in buf[..cnt * ts].chunks_exact_mut(cnt).enumerate() {
+            row.copy_from_slice(&src[j * n + i0..j * n + i0 + cnt]);
+        }
+        let part = &mut dest[i0 * ts..(i0 + cnt) * ts];
+        let (b, d) = (buf.as_ptr(), part.as_mut_ptr());
+        // SAFETY: AVX2 availability was checked above. `buf` holds `cnt * ts` bytes laid
+        // out as `ts` rows of `cnt`, `part` the `cnt * ts` bytes of elements i0..i0+cnt;
+        // the kernels touch exactly those (cnt is a multiple of 32).
+        unsafe {
+            match ts {
+                8 => unshuffle_pow2::<8, 3>(b, d, cnt, 0, cnt),
+                16 => unshuffle_pow2::<16, 4>(b, d, cnt, 0, cnt),
+                _ => unshuffle_tiled(ts, b, d, cnt, 0, cnt),
+            }
+        }
+        i0 += cnt;
+    }
+    end
+}
+
+/// Whether to go through a staging buffer.
+///
+/// The kernels touch all `ts` rows (`n` bytes apart) for every 32 elements. When `n` is a
+/// multiple of a large power of two those rows fall into a handful of L1 sets (8 ways of
+/// 64 sets of 64-byte lines, 4 KiB per way) and evict each other's half-used lines before
+/// the next step comes back to them; 4 MiB blocks of 16-, 32- or 64-byte types do exactly
+/// that. Below 16 rows, or when the rows spread over enough sets, direct access is faster
+/// (measured on 4 MiB blocks).
+fn staged(ts: usize, n: usize) -> bool {
+    fn gcd(mut a: usize, mut b: usize) -> usize {
+        while b != 0 {
+            (a, b) = (b, a % b);
+        }
+        a
+    }
+    ts >= 16 && ts * gcd(n, 4096) > 16384
+}
+
+/// Lane-wise perfect unshuffle (even bytes first), see `shuffle_sse2::unzip`.
+#[inline]
+#[target_feature(enable = "avx2")]
+#[allow(unused_unsafe)]
+unsafe fn unzip<const S: usize>(v: &mut [__m256i; S]) {
+    // SAFETY: register arithmetic only; AVX2 is enabled for this function.
+    unsafe {
+        let low = _mm256_set1_epi16(0x00FF);
+        let mut out = [_mm256_setzero_si256(); S];
+        for k in 0..S / 2 {
+            let (a, b) = (v[2 * k], v[2 * k + 1]);
+            out[k] = _mm256_packus_epi16(_mm256_and_si256(a, low), _mm256_and_si256(b, low));
+            out[S / 2 + k] = _mm256_packus_epi16(_mm256_srli_epi16(a, 8), _mm256_srli_epi16(b, 8));
+        }
+        *v = out;
+    }
+}
+
+/// Lane-wise inverse of [`unzip`].
+#[inline]
+#[target_feature(enable = "avx2")]
+#[allow(unused_unsafe)]
+unsafe fn zip<const S: usize>(v: &mut [__m256i; S]) {
+    // SAFETY: register arithmetic only; AVX2 is enabled for this function.
+    unsafe {
+        let mut out = [_mm256_setzero_si256(); S];
+        for k in 0..S / 2 {
+            let (a, b) = (v[k], v[S / 2 + k]);
+            out[2 * k] = _mm256_unpacklo_epi8(a, b);
+            out[2 * k + 1] = _mm256_unpackhi_epi8(a, b);
+        }
+        *v = out;
+    }
+}
+
+/// Lane-wise forward transpose, see `shuffle_sse2::forward_rounds`.
+#[inline]
+#[target_feature(enable = "avx2")]
+unsafe fn forward_rounds<const S: usize>(v: &mut [__m256i; S]) {
+    // SAFETY: register arithmetic only; AVX2 is enabled for this function.
+    unsafe {
+        if S == 2 {
+            unzip(v);
+        } else {
+            for _ in 0..4 {
+                zip(v);
+            }
+        }
+    }
+}
+
+/// Loads 16 bytes at `lo` into the low lane and 16 bytes at `hi` into the high lane.
+///
+/// # Safety
+/// Both pointers must be valid for 16 bytes.
+#[inline]
+#[target_feature(enable = "avx2")]
+unsafe fn load_pair(lo: *const u8, hi: *const u8) -> __m256i {
+    // SAFETY: the caller guarantees 16 readable bytes at each pointer.
+    unsafe {
+        _mm256_inserti128_si256(
+            _mm256_castsi128_si256(_mm_loadu_si128(lo.cast())),
+            _mm_loadu_si128(hi.cast()),
+            1,
+        )
+    }
+}
+
+/// Stores the low lane at `lo` and the high lane at `hi`.
+///
+/// # Safety
+/// Both pointers must be valid for 16 bytes of writes.
+#[inline]
+#[target_feature(enable = "avx2")]
+unsafe fn store_pair(lo: *mut u8, hi: *mut u8, v: __m256i) {
+    // SAFETY: the caller guarantees 16 writable bytes at each pointer.
+    unsafe {
+        _mm_storeu_si128(lo.cast(), _mm256_castsi256_si128(v));
+        _mm_storeu_si128(hi.cast(), _mm256_extracti128_si256(v, 1));
+    }
+}
+
+/// Transposes the 32 elements at `src + i * S` into `S` rows of 32 bytes.
+///
+/// # Safety
+/// AVX2 available; `src` readable for `(i + 32) * S` bytes.
+#[inline]
+#[target_feature(enable = "avx2")]
+unsafe fn transpose32<const S: usize>(src: *const u8, i: usize) -> [__m256i; S] {
+    // SAFETY: the 32 * S bytes read are in bounds (caller contract).
+    unsafe {
+        // Register 2q + h gets bytes 32q + 16h.. of group A (elements i..i+16) in its low
+        // lane and the same bytes of group B (elements i+16..) in its high lane: two full
+        // loads and two lane permutes per pair.
+        let mut v = [_mm256_setzero_si256(); S];
+        for q in 0..S / 2 {
+            let a = _mm256_loadu_si256(src.add(i * S + 32 * q).cast());
+            let b = _mm256_loadu_si256(src.add((i + 16) * S + 32 * q).cast());
+            v[2 * q] = _mm256_permute2x128_si256(a, b, 0x20);
+            v[2 * q + 1] = _mm256_permute2x128_si256(a, b, 0x31);
+        }
+        forward_rounds(&mut v);
+        v
+    }
+}
+
+/// # Safety
+/// AVX2 available; `src`, `dest` valid for `n * S` bytes; `end <= n`, `end - start` a
+/// multiple of 32.
+#[target_feature(enable = "avx2")]
+unsafe fn shuffle_pow2<const S: usize, const LOG: usize>(
+    src: *const u8,
+    dest: *mut u8,
+    n: usize,
+    start: usize,
+    end: usize,
+) {
+    let mut i = start;
+    // Two steps at a time for up to 8 rows, so that each row receives a whole 64-byte
+    // line per iteration instead of two halves an iteration apart.
+    if S <= 8 {
+        while i + 64 <= end {
+            // SAFETY: elements i..i+64 lie below n, so the source bytes read and the 64
+            // row bytes written at j*n + i are in bounds (caller contract).
+            unsafe {
+                let v = transpose32::<S>(src, i);
+                let w = transpose32::<S>(src, i + 32);
+                for j in 0..S {
+                    _mm256_storeu_si256(dest.add(j * n + i).cast(), v[j]);
+                    _mm256_storeu_si256(dest.add(j * n + i + 32).cast(), w[j]);
+                }
+            }
+            i += 64;
+        }
+    }
+    while i < end {
+        // SAFETY: elements i..i+32 lie below n, so the 32*S source bytes at i*S and the
+        // 32 row bytes at j*n + i are in bounds (caller contract).
+        unsafe {
+            let v = transpose32::<S>(src, i);
+            for (j, x) in v.iter().enumerate() {
+                _mm256_storeu_si256(dest.add(j * n + i).cast(), *x);
+            }
+        }
+        i += 32;
+    }
+}
+
+/// # Safety
+/// As for [`shuffle_pow2`].
+#[target_feature(enable = "avx2")]
+unsafe fn unshuffle_pow2<const S: usize, const LOG: usize>(
+    src: *const u8,
+    dest: *mut u8,
+    n: usize,
+    start: usize,
+    end: usize,
+) {
+    let mut i = start;
+    // Two steps at a time for up to 8 rows: each row is read a whole line at a time.
+    if S <= 8 {
+        while i + 64 <= end {
+            // SAFETY: elements i..i+64 lie below n; all offsets are below n * S.
+            unsafe {
+                let mut v = [_mm256_setzero_si256(); S];
+                let mut w = [_mm256_setzero_si256(); S];
+                for j in 0..S {
+                    v[j] = _mm256_loadu_si256(src.add(j * n + i).cast());
+                    w[j] = _mm256_loadu_si256(src.add(j * n + i + 32).cast());
+                }
+                untranspose32::<S, LOG>(v, dest, i);
+                untranspose32::<S, LOG>(w, dest, i + 32);
+            }
+            i += 64;
+        }
+    }
+    while i < end {
+        // SAFETY: mirror image of `shuffle_pow2`; all offsets are below n * S.
+        unsafe {
+            let mut v = [_mm256_setzero_si256(); S];
+            for (j, x) in v.iter_mut().enumerate() {
+                *x = _mm256_loadu_si256(src.add(j * n + i).cast());
+            }
+            untranspose32::<S, LOG>(v, dest, i);
+        }
+        i += 32;
+    }
+}
+
+/// Interleaves `S` rows of 32 bytes back into the 32 elements at `dest + i * S`.
+///
+/// # Safety
+/// AVX2 available; `dest` writable for `(i + 32) * S` bytes.
+#[inline]
+#[target_feature(enable = "avx2")]
+unsafe fn untranspose32<const S: usize, const LOG: usize>(
+    mut v: [__m256i; S],
+    dest: *mut u8,
+    i: usize,
+) {
+    // SAFETY: the 32 * S bytes written are in bounds (caller contract).
+    unsafe {
+        for _ in 0..LOG {
+            zip(&mut v);
+        }
+        // Inverse of the load pattern of `transpose32`.
+        for q in 0..S / 2 {
+            let (x, y) = (v[2 * q], v[2 * q + 1]);
+            _mm256_storeu_si256(
+                dest.add(i * S + 32 * q).cast(),
+                _mm256_permute2x128_si256(x, y, 0x20),
+            );
+            _mm256_storeu_si256(
+                dest.add((i + 16) * S + 32 * q).cast(),
+                _mm256_permute2x128_si256(x, y, 0x31),
+            );
+        }
+    }
+}
+
+/// # Safety
+/// AVX2 available; `ts >= 16`; `src`, `dest` valid for `n * ts` bytes; `end <= n`,
+/// `end - start` a multiple of 32.
+#[target_feature(enable = "avx2")]
+unsafe fn shuffle_tiled(
+    ts: usize,
+    src: *const u8,
+    dest: *mut u8,
+    n: usize,
+    start: usize,
+    end: usize,
+) {
+    let last = ts - 16;
+    let mut i = start;
+    while i < end {
+        let mut c = 0;
+        loop {
+            let col = c.min(last);
+            // SAFETY: element rows i..i+32 < n and columns col..col+16 <= ts keep every
+            // access inside the n * ts bytes of each buffer.
+            unsafe {
+                let mut v = [_mm256_setzero_si256(); 16];
+                for (e, x) in v.iter_mut().enumerate() {
+                    *x = load_pair(
+                        src.add((i + e) * ts + col),
+                        src.add((i + 16 + e) * ts + col),
+                    );
+                }
+                forward_rounds(&mut v);
+                for (b, x) in v.iter().enumerate() {
+                    _mm256_storeu_si256(dest.add((col + b) * n + i).cast(), *x);
+                }
+            }
+            if col == last {
+                break;
+            }
+            c += 16;
+        }
+        i += 32;
+    }
+}
+
+/// # Safety
+/// As for [`shuffle_tiled`].
+#[target_feature(enable = "avx2")]
+unsafe fn unshuffle_tiled(
+    ts: usize,
+    src: *const u8,
+    dest: *mut u8,
+    n: usize,
+    start: usize,
+    end: usize,
+) {
+    let last = ts - 16;
+    let mut i = start;
+    while i < end {
+        let mut c = 0;
+        loop {
+            let col = c.min(last);
+            // SAFETY: mirror image of `shuffle_tiled`; all offsets are below n * ts.
+            unsafe {
+                let mut v = [_mm256_setzero_si256(); 16];
+                for (b, x) in v.iter_mut().enumerate() {
+                    *x = _mm256_loadu_si256(src.add((col + b) * n + i).cast());
+                }
+                for _ in 0..4 {
+                    zip(&mut v);
+                }
+                for (e, x) in v.iter().enumerate() {
+                    store_pair(
+                        dest.add((i + e) * ts + col),
+                        dest.add((i + 16 + e) * ts + col),
+                        *x,
+                    );
+                }
+            }
+            if col == last {
+                break;
+            }
+            c += 16;
+        }
+        i += 32;
+    }
+}

@@ -1,0 +1,378 @@
+//! Unit tests: every kernel against a naive model of the layout and against its scalar
+//! twin, on awkward shapes; round trips; delta and trunc_prec semantics.
+
+use super::*;
+
+const TYPESIZES: &[usize] = &[1, 2, 3, 4, 5, 7, 8, 11, 16, 17, 32, 64, 255, 256, 1000];
+const LENGTHS: &[usize] = &[
+    0,
+    1,
+    7,
+    8,
+    15,
+    16,
+    17,
+    63,
+    64,
+    65,
+    255,
+    256,
+    1000,
+    4095,
+    4096,
+    4097,
+    65536 + 13,
+    1 << 20,
+];
+
+fn data(len: usize, seed: u64) -> Vec<u8> {
+    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    (0..len)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x >> 24) as u8
+        })
+        .collect()
+}
+
+fn naive_shuffle(ts: usize, src: &[u8]) -> Vec<u8> {
+    let n = src.len() / ts;
+    let mut out = src.to_vec();
+    for i in 0..n {
+        for j in 0..ts {
+            out[j * n + i] = src[i * ts + j];
+        }
+    }
+    out
+}
+
+fn naive_bitshuffle(ts: usize, src: &[u8]) -> Vec<u8> {
+    let n = src.len() / ts;
+    let m = n - n % 8;
+    let mut out = src.to_vec();
+    out[..m * ts].fill(0);
+    for e in 0..m {
+        for j in 0..ts {
+            for k in 0..8 {
+                let bit = (src[e * ts + j] >> k) & 1;
+                out[(8 * j + k) * (m / 8) + e / 8] |= bit << (e % 8);
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn transpose8x8_is_a_transpose() {
+    for seed in 0..64u64 {
+        let x = u64::from_le_bytes(data(8, seed + 1).try_into().unwrap());
+        let y = bitshuffle::transpose8x8(x);
+        for r in 0..8 {
+            for c in 0..8 {
+                assert_eq!((x >> (8 * r + c)) & 1, (y >> (8 * c + r)) & 1);
+            }
+        }
+    }
+}
+
+#[test]
+fn shuffle_kernels_match_model_and_invert() {
+    for &ts in TYPESIZES {
+        for &len in LENGTHS {
+            let src = data(len, (ts * 31 + len) as u64);
+            let want = naive_shuffle(ts, &src);
+            for isa in Isa::available() {
+                let mut out = vec![0xA5; len];
+                assert!(kernels::shuffle(isa, ts, &src, &mut out));
+                assert!(out == want, "shuffle {isa:?} ts={ts} len={len}");
+                let mut back = vec![0x5A; len];
+                assert!(kernels::unshuffle(isa, ts, &out, &mut back));
+                assert!(back == src, "unshuffle {isa:?} ts={ts} len={len}");
+            }
+        }
+    }
+}
+
+#[test]
+fn bitshuffle_kernels_match_model_and_invert() {
+    for &ts in TYPESIZES {
+        for &len in LENGTHS {
+            let src = data(len, (ts * 17 + len) as u64);
+            let want = naive_bitshuffle(ts, &src);
+            for isa in Isa::available() {
+                let mut out = vec![0xA5; len];
+                kernels::bitshuffle(isa, ts, &src, &mut out)
+                    .unwrap()
+                    .unwrap();
+                assert!(out == want, "bitshuffle {isa:?} ts={ts} len={len}");
+                let mut back = vec![0x5A; len];
+                kernels::bitunshuffle(isa, ts, &out, &mut back, CURRENT_FORMAT_VERSION)
+                    .unwrap()
+                    .unwrap();
+                assert!(back == src, "bitunshuffle {isa:?} ts={ts} len={len}");
+            }
+        }
+    }
+}
+
+#[test]
+fn bitunshuffle_of_arbitrary_bytes_matches_scalar() {
+    // Unshuffling is not only used on our own output; compare the kernels on raw noise.
+    for &ts in TYPESIZES {
+        for &len in LENGTHS {
+            let src = data(len, (ts * 7 + len + 3) as u64);
+            let mut want = vec![0; len];
+            kernels::bitunshuffle(Isa::Scalar, ts, &src, &mut want, CURRENT_FORMAT_VERSION)
+                .unwrap()
+                .unwrap();
+            let mut want_unsh = vec![0; len];
+            kernels::unshuffle(Isa::Scalar, ts, &src, &mut want_unsh);
+            for isa in Isa::available() {
+                let mut out = vec![0; len];
+                kernels::bitunshuffle(isa, ts, &src, &mut out, CURRENT_FORMAT_VERSION)
+                    .unwrap()
+                    .unwrap();
+                assert!(out == want, "bitunshuffle {isa:?} ts={ts} len={len}");
+                kernels::unshuffle(isa, ts, &src, &mut out);
+                assert!(out == want_unsh, "unshuffle {isa:?} ts={ts} len={len}");
+            }
+        }
+    }
+}
+
+#[test]
+fn legacy_bitunshuffle_copies_blocks_not_multiple_of_8() {
+    for &ts in &[1usize, 2, 4, 8, 3] {
+        for &n in &[0usize, 5, 8, 13, 16, 100, 128] {
+            for extra in [0usize, 1] {
+                let len = n * ts + if ts > 1 { extra } else { 0 };
+                let src = data(len, (n + ts) as u64);
+                let mut legacy = vec![0; len];
+                bitunshuffle(ts, &src, &mut legacy, BLOSC1_FORMAT_VERSION).unwrap();
+                let mut current = vec![0; len];
+                bitunshuffle(ts, &src, &mut current, CURRENT_FORMAT_VERSION).unwrap();
+                if n % 8 == 0 {
+                    assert_eq!(legacy, current, "ts={ts} n={n}");
+                } else {
+                    assert_eq!(legacy, src, "ts={ts} n={n}");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn bitshuffle_rejects_bad_arguments() {
+    let mut out = [0u8; 8];
+    assert_eq!(
+        bitshuffle(0, &[0; 8], &mut out),
+        Err(FilterError::ZeroTypesize)
+    );
+    assert_eq!(
+        bitshuffle(1, &[0; 7], &mut out),
+        Err(FilterError::LengthMismatch { src: 7, dest: 8 })
+    );
+    assert_eq!(
+        bitunshuffle(0, &[0; 8], &mut out, CURRENT_FORMAT_VERSION),
+        Err(FilterError::ZeroTypesize)
+    );
+    assert_eq!(FilterError::ZeroTypesize.code(), -12);
+}
+
+/// The reference's delta filter, spelled out element by element (units of 1/2/4/8 bytes,
+/// little-endian words XOR the same as bytes), leaving the bytes it never writes at
+/// `fill`.
+fn model_delta_encode(dref: &[u8], offset: usize, src: &[u8], ts: usize, fill: u8) -> Vec<u8> {
+    let u = match ts {
+        1 | 2 | 4 | 8 => ts,
+        t if t % 8 == 0 => 8,
+        _ => 1,
+    };
+    let units = src.len() / u;
+    let mut out = vec![fill; src.len()];
+    for i in 0..units {
+        for b in 0..u {
+            let p = i * u + b;
+            out[p] = if offset == 0 {
+                if i == 0 {
+                    dref[b]
+                } else {
+                    src[p] ^ dref[p - u]
+                }
+            } else {
+                src[p] ^ dref[p]
+            };
+        }
+    }
+    if offset == 0 && units == 0 {
+        // The reference writes the first unit unconditionally (past the end, for a block
+        // shorter than one unit); within the block that is dref's prefix.
+        out.copy_from_slice(&dref[..src.len()]);
+    }
+    out
+}
+
+#[test]
+fn delta_matches_reference_model_on_full_units_and_round_trips() {
+    for &ts in &[1usize, 2, 3, 4, 5, 7, 8, 11, 16, 17, 24, 32, 255, 256, 0] {
+        for &blocksize in &[1usize, 3, 7, 8, 9, 16, 17, 64, 100, 1000, 4099] {
+            for &nblocks in &[1usize, 2, 3] {
+                let last = if nblocks > 1 {
+                    blocksize - blocksize / 3
+                } else {
+                    blocksize
+                };
+                let total = blocksize * (nblocks - 1) + last;
+                let chunk = data(total, (ts * 13 + blocksize + nblocks) as u64);
+                let mut encoded = vec![0u8; total];
+                for b in 0..nblocks {
+                    let off = b * blocksize;
+                    let len = if b == nblocks - 1 { last } else { blocksize };
+                    let src = &chunk[off..off + len];
+                    delta_encode(&chunk, off, src, &mut encoded[off..off + len], ts);
+                    let model = model_delta_encode(&chunk, off, src, ts, 0);
+                    let u = match ts {
+                        1 | 2 | 4 | 8 => ts,
+                        t if t % 8 == 0 => 8,
+                        _ => 1,
+                    };
+                    let full = len / u * u;
+                    // Bytes the reference writes inside the block.
+                    let written = if off == 0 { full.max(len.min(u)) } else { full };
+                    let got = &encoded[off..off + len];
+                    assert_eq!(
+                        &got[..written],
+                        &model[..written],
+                        "encode ts={ts} bs={blocksize} block={b}"
+                    );
+                    // The bytes it leaves unwritten are carried over verbatim.
+                    assert_eq!(
+                        &got[written..],
+                        &src[written..],
+                        "tail ts={ts} bs={blocksize} block={b}"
+                    );
+                }
+                // Decode block 0 first (it is the reference), then the others.
+                let mut decoded = encoded.clone();
+                for b in 0..nblocks {
+                    let off = b * blocksize;
+                    let len = if b == nblocks - 1 { last } else { blocksize };
+                    delta_decode_chunk(&mut decoded, off, len, ts);
+                }
+                assert_eq!(
+                    decoded, chunk,
+                    "round trip ts={ts} bs={blocksize} n={nblocks}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn delta_decodes_reference_style_garbage_tails_on_full_units() {
+    // A chunk written by the reference has unspecified bytes after the last full unit;
+    // whatever they are, the full units must decode as the reference decodes them.
+    let ts = 4;
+    let blocksize = 22; // 5 full units + 2 trailing bytes
+    let chunk = data(blocksize * 2, 99);
+    let mut enc = Vec::new();
+    for b in 0..2 {
+        let off = b * blocksize;
+        enc.extend(model_delta_encode(
+            &chunk,
+            off,
+            &chunk[off..off + blocksize],
+            ts,
+            0xEE,
+        ));
+    }
+    let mut dec = enc.clone();
+    delta_decode_chunk(&mut dec, 0, blocksize, ts);
+    delta_decode_chunk(&mut dec, blocksize, blocksize, ts);
+    for b in 0..2 {
+        let off = b * blocksize;
+        assert_eq!(&dec[off..off + 20], &chunk[off..off + 20]);
+        assert_eq!(&dec[off + 20..off + 22], &[0xEE, 0xEE]);
+    }
+}
+
+#[test]
+fn trunc_prec_semantics() {
+    let vals32: Vec<f32> = vec![
+        1.0,
+        -std::f32::consts::PI,
+        1.0e-30,
+        f32::MAX,
+        f32::NAN,
+        f32::INFINITY,
+        0.1,
+    ];
+    let src: Vec<u8> = vals32
+        .iter()
+        .flat_map(|v| v.to_ne_bytes())
+        .chain([7u8, 9])
+        .collect();
+    let mut dest = vec![0u8; src.len()];
+    // Keep 10 bits: zero the 13 low mantissa bits.
+    trunc_prec(10, 4, &src, &mut dest).unwrap();
+    for (i, v) in vals32.iter().enumerate() {
+        let got = u32::from_ne_bytes(dest[4 * i..4 * i + 4].try_into().unwrap());
+        assert_eq!(got, v.to_bits() & !((1 << 13) - 1));
+    }
+    assert_eq!(&dest[dest.len() - 2..], &[7, 9]);
+    // Zero 5 bits.
+    trunc_prec(-5, 4, &src, &mut dest).unwrap();
+    for (i, v) in vals32.iter().enumerate() {
+        let got = u32::from_ne_bytes(dest[4 * i..4 * i + 4].try_into().unwrap());
+        assert_eq!(got, v.to_bits() & !0x1F);
+    }
+    // Limits.
+    for p in [1i8, 23, -1, -22] {
+        assert!(trunc_prec(p, 4, &src, &mut dest).is_ok(), "{p}");
+    }
+    trunc_prec(23, 4, &src, &mut dest).unwrap();
+    assert_eq!(dest, src);
+    for p in [0i8, 24, -23, -24, i8::MIN, i8::MAX] {
+        assert_eq!(
+            trunc_prec(p, 4, &src, &mut dest),
+            Err(FilterError::PrecisionOutOfRange {
+                prec_bits: p,
+                typesize: 4
+            }),
+            "{p}"
+        );
+    }
+
+    let vals64: Vec<f64> = vec![1.0, -std::f64::consts::E, 1.0e-300, f64::NAN, 1.0 / 3.0];
+    let src: Vec<u8> = vals64.iter().flat_map(|v| v.to_ne_bytes()).collect();
+    let mut dest = vec![0u8; src.len()];
+    trunc_prec(20, 8, &src, &mut dest).unwrap();
+    for (i, v) in vals64.iter().enumerate() {
+        let got = u64::from_ne_bytes(dest[8 * i..8 * i + 8].try_into().unwrap());
+        assert_eq!(got, v.to_bits() & !((1u64 << 32) - 1));
+    }
+    trunc_prec(-40, 8, &src, &mut dest).unwrap();
+    for (i, v) in vals64.iter().enumerate() {
+        let got = u64::from_ne_bytes(dest[8 * i..8 * i + 8].try_into().unwrap());
+        assert_eq!(got, v.to_bits() & !((1u64 << 40) - 1));
+    }
+    for p in [1i8, 52, -51] {
+        assert!(trunc_prec(p, 8, &src, &mut dest).is_ok(), "{p}");
+    }
+    for p in [0i8, 53, -52, i8::MIN] {
+        assert!(trunc_prec(p, 8, &src, &mut dest).is_err(), "{p}");
+    }
+    for ts in [1usize, 2, 3, 16] {
+        assert_eq!(
+            trunc_prec(5, ts, &[0; 16], &mut [0; 16]),
+            Err(FilterError::UnsupportedTypesize(ts))
+        );
+    }
+    assert_eq!(
+        trunc_prec(5, 4, &[0; 16], &mut [0; 12]),
+        Err(FilterError::LengthMismatch { src: 16, dest: 12 })
+    );
+    assert_eq!(FilterError::UnsupportedTypesize(3).code(), -18);
+}

@@ -1248,6 +1248,17 @@ typedef struct blosc2_dparams {
 } blosc2_dparams;
 
 /**
+ * Replacement thread pool: the library calls it with `numjobs` jobs of `jobdata_elsize`
+ * bytes each stored back to back at `jobdata`; the pool must call `dojob` on each element and
+ * return when all are done.
+ */
+typedef void (*blosc_threads_callback)(void *callback_data,
+                                       void (*dojob)(void*),
+                                       int numjobs,
+                                       size_t jobdata_elsize,
+                                       void *jobdata);
+
+/**
  * Selects an I/O backend for a storage.
  */
 typedef struct blosc2_io {
@@ -1411,17 +1422,6 @@ typedef struct blosc2_instr {
    */
   uint8_t flags[4];
 } blosc2_instr;
-
-/**
- * Replacement thread pool: the library calls it with `numjobs` jobs of `jobdata_elsize`
- * bytes each stored back to back at `jobdata`; the pool must call `dojob` on each element and
- * return when all are done.
- */
-typedef void (*blosc_threads_callback)(void *callback_data,
-                                       void (*dojob)(void*),
-                                       int numjobs,
-                                       size_t jobdata_elsize,
-                                       void *jobdata);
 
 /**
  * Opens `urlpath` with an fopen-style `mode`; returns the stream handle or NULL.
@@ -1873,6 +1873,29 @@ int blosc2_getitem_bytes_ctx(blosc2_context *context,
                              int32_t nbytes,
                              void *dest,
                              int32_t destsize);
+
+/**
+ * # Safety
+ * `context` live; `srcs[i]` readable for `srcsizes[i]` bytes for `i < nblocks`; `dest`
+ * writable for `destsize` bytes.
+ */
+BLOSC_EXPORT
+int blosc2_vlcompress_ctx(blosc2_context *context,
+                          const void *const *srcs,
+                          const int32_t *srcsizes,
+                          int32_t nblocks,
+                          void *dest,
+                          int32_t destsize);
+
+/**
+ * Hand all parallel block work to the caller's thread pool (`callback(data, dojob, numjobs,
+ * jobdata_elsize, jobdata)` must run `dojob(jobdata + i * jobdata_elsize)` for every `i` and
+ * return when all are done), or back to our own threads with a NULL callback.
+ *
+ * # Safety
+ * `callback` must honour that contract.
+ */
+BLOSC_EXPORT void blosc2_set_threads_callback(blosc_threads_callback callback, void *callback_data);
 
 BLOSC_EXPORT void blosc2_init(void);
 

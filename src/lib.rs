@@ -8,6 +8,8 @@ pub mod codecs;
 pub mod error;
 pub mod ffi;
 pub mod filters;
+pub mod frame;
+pub mod schunk;
 pub mod threads;
 pub mod version;
 

@@ -1,0 +1,618 @@
+//! A frame as a whole: header, chunk payload, index chunk and trailer, kept on a [`Storage`]
+//! (README_CFRAME_FORMAT.rst). A contiguous frame keeps the chunks between the header and the
+//! index; a sparse frame (README_SFRAME_FORMAT.rst) keeps only header, index and trailer in
+//! `chunks.b2frame` and each chunk in its own file.
+//!
+//! Mutations follow the reference's layout rules so that the bytes match: a new chunk always
+//! goes at the end of the payload (append and insert), deleted chunks leave their bytes in the
+//! payload (and in `cbytes`), an updated chunk is rewritten in place with the rest of the
+//! payload shifted, and zeros/NaN/uninit chunks are not stored but encoded in the index.
+
+use std::borrow::Cow;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use super::header::{FrameHeader, FrameType, HEADER_MINLEN, POS_FRAME_LEN};
+use super::io::{FileStorage, Storage};
+use super::offsets::{self, ChunkLocation};
+use super::sframe;
+use super::trailer::{FrameTrailer, TRAILER_LEN_OFFSET, TRAILER_MINLEN};
+use crate::chunk::decompress::LazyReader;
+use crate::chunk::header::{ChunkHeader, EXTENDED_HEADER_LENGTH, LAZY, MEMCPYED, VL_BLOCKS};
+use crate::chunk::special::write_special;
+use crate::chunk::{CompressParams, Special};
+use crate::error::{Error, Result};
+
+/// Contiguous or sparse, with what each needs to find its chunks.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FrameKind {
+    /// Chunks inside the frame. `path` is the file when the frame is on disk.
+    Contiguous { path: Option<PathBuf> },
+    /// Chunks in files of the directory `dir`.
+    Sparse { dir: PathBuf },
+}
+
+/// An open frame. The header and trailer are kept parsed; the index is kept decoded.
+pub struct Frame {
+    store: Box<dyn Storage>,
+    /// Where the frame starts in its storage (frames can be appended to other files).
+    base: u64,
+    kind: FrameKind,
+    /// The current header. The owner updates the counters and calls [`Frame::commit`].
+    pub header: FrameHeader,
+    /// The current trailer (vlmetalayers).
+    pub trailer: FrameTrailer,
+    offsets: Vec<i64>,
+    /// Bytes of chunk payload between header and index (contiguous frames).
+    payload_len: i64,
+    /// Whether an index chunk is written (from the first chunk on, even if all are deleted).
+    has_index: bool,
+    len: i64,
+}
+
+/// A compressed chunk's `(nbytes, cbytes)`, validated.
+pub fn chunk_sizes(chunk: &[u8]) -> Result<(i32, i32)> {
+    let h = ChunkHeader::read_min(chunk)?;
+    if (h.cbytes as usize) > chunk.len() {
+        return Err(Error::ReadBuffer);
+    }
+    Ok((h.nbytes, h.cbytes))
+}
+
+impl Frame {
+    /// Write a new frame with no chunks at `base` of `store`.
+    pub fn create(
+        store: Box<dyn Storage>,
+        base: u64,
+        kind: FrameKind,
+        mut header: FrameHeader,
+        trailer: FrameTrailer,
+    ) -> Result<Frame> {
+        header.frame_type = match kind {
+            FrameKind::Contiguous { .. } => FrameType::Contiguous,
+            FrameKind::Sparse { .. } => FrameType::Sparse,
+        };
+        header.cbytes = 0;
+        header.nbytes = 0;
+        let mut f = Frame {
+            store,
+            base,
+            kind,
+            header,
+            trailer,
+            offsets: Vec::new(),
+            payload_len: 0,
+            has_index: false,
+            len: 0,
+        };
+        f.commit()?;
+        Ok(f)
+    }
+
+    /// Open an existing frame at `base` of `store`, validating everything read.
+    pub fn open(mut store: Box<dyn Storage>, base: u64, kind: FrameKind) -> Result<Frame> {
+        let avail = store.len()?.checked_sub(base).ok_or(Error::ReadBuffer)?;
+        if avail < (HEADER_MINLEN + TRAILER_MINLEN) as u64 {
+            return Err(Error::ReadBuffer);
+        }
+        let fixed = store.read_vec(base, HEADER_MINLEN)?;
+        let (header_len, frame_len) = FrameHeader::peek_lengths(&fixed)?;
+        if frame_len as u64 > avail || frame_len < (HEADER_MINLEN + TRAILER_MINLEN) as i64 {
+            return Err(Error::InvalidHeader);
+        }
+        let hbytes = store.read_vec(base, header_len as usize)?;
+        let header = FrameHeader::parse(&hbytes)?;
+        let want_type = match kind {
+            FrameKind::Contiguous { .. } => FrameType::Contiguous,
+            FrameKind::Sparse { .. } => FrameType::Sparse,
+        };
+        if header.frame_type != want_type {
+            return Err(Error::FrameType);
+        }
+        let tail = store.read_vec(base + frame_len as u64 - TRAILER_MINLEN as u64, TRAILER_MINLEN)?;
+        let trailer_len = FrameTrailer::len_from_end(&tail, frame_len)? as i64;
+        let trailer_pos = frame_len - trailer_len;
+        if trailer_pos < header_len as i64 {
+            return Err(Error::InvalidHeader);
+        }
+        let trailer = FrameTrailer::parse(&store.read_vec(base + trailer_pos as u64, trailer_len as usize)?)?;
+        let sparse = matches!(kind, FrameKind::Sparse { .. });
+        let payload_len = if sparse { 0 } else { header.cbytes };
+        let index_pos = (header_len as i64).checked_add(payload_len).ok_or(Error::InvalidHeader)?;
+        if index_pos > trailer_pos {
+            return Err(Error::InvalidHeader);
+        }
+        let has_index = trailer_pos - index_pos >= EXTENDED_HEADER_LENGTH as i64;
+        let index = if has_index {
+            store.read_vec(base + index_pos as u64, (trailer_pos - index_pos) as usize)?
+        } else {
+            Vec::new()
+        };
+        let nchunks = if header.nbytes > 0 {
+            if header.chunksize > 0 {
+                let n = (header.nbytes + header.chunksize as i64 - 1) / header.chunksize as i64;
+                if !has_index {
+                    return Err(Error::InvalidHeader);
+                }
+                n
+            } else if header.chunksize == 0 {
+                if !has_index {
+                    return Err(Error::InvalidHeader);
+                }
+                let h = ChunkHeader::read_min(&index)?;
+                if h.nbytes % 8 != 0 {
+                    return Err(Error::InvalidHeader);
+                }
+                (h.nbytes / 8) as i64
+            } else {
+                return Err(Error::InvalidHeader);
+            }
+        } else {
+            0
+        };
+        let offsets = if nchunks > 0 {
+            offsets::index_nbytes(nchunks)?;
+            let cb = offsets::index_cbytes(&index)?;
+            if cb > index.len() {
+                return Err(Error::InvalidHeader);
+            }
+            offsets::decompress_index(&index[..cb], nchunks as usize)?
+        } else {
+            Vec::new()
+        };
+        for &o in &offsets {
+            if let ChunkLocation::Stored(off) = ChunkLocation::decode(o)? {
+                if !sparse && off > payload_len - EXTENDED_HEADER_LENGTH as i64 {
+                    return Err(Error::InvalidHeader);
+                }
+            }
+        }
+        Ok(Frame { store, base, kind, header, trailer, offsets, payload_len, has_index, len: frame_len })
+    }
+
+    pub fn kind(&self) -> &FrameKind {
+        &self.kind
+    }
+
+    pub fn is_sparse(&self) -> bool {
+        matches!(self.kind, FrameKind::Sparse { .. })
+    }
+
+    /// Length of the whole frame in bytes.
+    pub fn len(&self) -> i64 {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.offsets.is_empty()
+    }
+
+    pub fn nchunks(&self) -> usize {
+        self.offsets.len()
+    }
+
+    /// The decoded index (entries as stored).
+    pub fn offsets(&self) -> &[i64] {
+        &self.offsets
+    }
+
+    /// Bytes of chunk payload (contiguous frames; 0 for sparse ones).
+    pub fn payload_len(&self) -> i64 {
+        self.payload_len
+    }
+
+    pub fn storage(&mut self) -> &mut dyn Storage {
+        self.store.as_mut()
+    }
+
+    /// Give back the storage (e.g. the `Vec` of an in-memory frame).
+    pub fn into_storage(self) -> Box<dyn Storage> {
+        self.store
+    }
+
+    /// The whole frame as bytes (borrowed for in-memory frames).
+    pub fn to_bytes(&mut self) -> Result<Cow<'_, [u8]>> {
+        let (base, len) = (self.base as usize, self.len as usize);
+        if self.store.as_slice().is_some() {
+            let s = self.store.as_slice().expect("in memory");
+            return s.get(base..base + len).map(Cow::Borrowed).ok_or(Error::ReadBuffer);
+        }
+        Ok(Cow::Owned(self.store.read_vec(self.base, len)?))
+    }
+
+    /// Where chunk `n` is.
+    pub fn location(&self, n: usize) -> Result<ChunkLocation> {
+        let o = *self.offsets.get(n).ok_or(Error::InvalidIndex)?;
+        ChunkLocation::decode(o)
+    }
+
+    /// Uncompressed size of chunk `n` when the index alone says it (special chunks): the
+    /// chunk size, or the remainder for the last chunk.
+    fn special_nbytes(&self, n: usize) -> Result<i32> {
+        let cs = self.header.chunksize;
+        if cs <= 0 {
+            // A variable-size frame has no way to tell the size of an unstored chunk (the
+            // reference divides by zero here).
+            return Err(Error::FrameSpecial);
+        }
+        let rem = self.header.nbytes % cs as i64;
+        if n + 1 == self.offsets.len() && rem != 0 {
+            Ok(rem as i32)
+        } else {
+            Ok(cs)
+        }
+    }
+
+    /// Build the 32-byte chunk an unstored special chunk stands for.
+    fn special_chunk(&self, n: usize, kind: Special) -> Result<Vec<u8>> {
+        let nbytes = self.special_nbytes(n)?;
+        let params = CompressParams {
+            typesize: self.header.typesize,
+            blocksize: self.header.blocksize,
+            ..CompressParams::default()
+        };
+        let mut out = vec![0u8; EXTENDED_HEADER_LENGTH];
+        let len = write_special(&params, nbytes, kind, None, &mut out)?;
+        out.truncate(len);
+        Ok(out)
+    }
+
+    fn chunk_pos(&self, off: i64) -> u64 {
+        self.base + self.header.header_len as u64 + off as u64
+    }
+
+    /// The compressed chunk `n` (borrowed when the frame is in memory).
+    pub fn chunk(&mut self, n: usize) -> Result<Cow<'_, [u8]>> {
+        match self.location(n)? {
+            ChunkLocation::Special(kind) => Ok(Cow::Owned(self.special_chunk(n, kind)?)),
+            ChunkLocation::Stored(id) if self.is_sparse() => {
+                let FrameKind::Sparse { dir } = &self.kind else { unreachable!() };
+                let c = sframe::read_chunk(dir, id)?;
+                chunk_sizes(&c)?;
+                Ok(Cow::Owned(c))
+            }
+            ChunkLocation::Stored(off) => {
+                let pos = self.chunk_pos(off);
+                let head = self.store.read_vec(pos, EXTENDED_HEADER_LENGTH)?;
+                let h = ChunkHeader::read_min(&head)?;
+                let cb = h.cbytes as i64;
+                if cb < EXTENDED_HEADER_LENGTH as i64 || off + cb > self.payload_len {
+                    return Err(Error::InvalidHeader);
+                }
+                if self.store.as_slice().is_none() {
+                    return Ok(Cow::Owned(self.store.read_vec(pos, cb as usize)?));
+                }
+                let s = self.store.as_slice().expect("in memory");
+                s.get(pos as usize..(pos + cb as u64) as usize).map(Cow::Borrowed).ok_or(Error::ReadBuffer)
+            }
+        }
+    }
+
+    /// Uncompressed size of chunk `n`.
+    pub fn chunk_nbytes(&mut self, n: usize) -> Result<i32> {
+        match self.location(n)? {
+            ChunkLocation::Special(_) => self.special_nbytes(n),
+            ChunkLocation::Stored(off) if !self.is_sparse() => {
+                let head = self.store.read_vec(self.chunk_pos(off), EXTENDED_HEADER_LENGTH)?;
+                Ok(ChunkHeader::read_min(&head)?.nbytes)
+            }
+            ChunkLocation::Stored(_) => Ok(chunk_sizes(&self.chunk(n)?)?.0),
+        }
+    }
+
+    /// A "lazy" chunk: header and block starts only, marked lazy, plus a trailer with the
+    /// chunk number, its position and each block's compressed size, so that
+    /// [`LazyReader`] can fetch blocks on demand (README_CHUNK_FORMAT.rst, lazy chunks).
+    /// In-memory frames return the chunk itself; special chunks are returned whole.
+    pub fn lazy_chunk(&mut self, n: usize) -> Result<Cow<'_, [u8]>> {
+        let loc = self.location(n)?;
+        let off = match loc {
+            ChunkLocation::Special(_) => return self.chunk(n),
+            ChunkLocation::Stored(off) => off,
+        };
+        if self.store.as_slice().is_some() && !self.is_sparse() {
+            return self.chunk(n);
+        }
+        let head = match &self.kind {
+            FrameKind::Sparse { dir } => sframe::read_chunk_part(dir, off, 0, EXTENDED_HEADER_LENGTH)?,
+            FrameKind::Contiguous { .. } => self.store.read_vec(self.chunk_pos(off), EXTENDED_HEADER_LENGTH)?,
+        };
+        let h = ChunkHeader::read(&head)?;
+        let cbytes = h.cbytes as usize;
+        if !h.extended || cbytes < EXTENDED_HEADER_LENGTH {
+            return Err(Error::InvalidHeader);
+        }
+        if !self.is_sparse() && off + cbytes as i64 > self.payload_len {
+            return Err(Error::InvalidHeader);
+        }
+        let special = h.special().ok_or(Error::InvalidHeader)?;
+        let nblocks = if h.blosc2_flags2 & VL_BLOCKS != 0 {
+            h.blocksize as usize
+        } else {
+            (h.nbytes as usize).div_ceil(h.blocksize as usize)
+        };
+        let memcpyed = h.flags & MEMCPYED != 0;
+        let read_len = match special {
+            Special::None if !memcpyed => EXTENDED_HEADER_LENGTH + 4 * nblocks,
+            Special::None => EXTENDED_HEADER_LENGTH,
+            Special::Value => EXTENDED_HEADER_LENGTH + h.typesize as usize,
+            _ => return Err(Error::InvalidHeader),
+        };
+        if read_len > cbytes || nblocks == 0 {
+            return Err(Error::InvalidHeader);
+        }
+        let mut chunk = match &self.kind {
+            FrameKind::Sparse { dir } => sframe::read_chunk_part(dir, off, 0, read_len)?,
+            FrameKind::Contiguous { .. } => self.store.read_vec(self.chunk_pos(off), read_len)?,
+        };
+        if special == Special::Value {
+            return Ok(Cow::Owned(chunk));
+        }
+        if memcpyed {
+            // No block starts are stored; the trailer still goes after a (virtual) bstarts.
+            chunk.resize(EXTENDED_HEADER_LENGTH + 4 * nblocks, 0);
+        }
+        chunk[31] |= LAZY;
+        let (nchunk_field, pos_field) = if self.is_sparse() {
+            (off as i32, off)
+        } else {
+            (n as i32, self.header.header_len as i64 + off)
+        };
+        chunk.extend_from_slice(&nchunk_field.to_le_bytes());
+        chunk.extend_from_slice(&pos_field.to_le_bytes());
+        let mut csizes = vec![0i32; nblocks];
+        if memcpyed {
+            let bs = h.blocksize;
+            let left = h.nbytes % bs;
+            csizes.iter_mut().for_each(|c| *c = bs);
+            if left != 0 {
+                csizes[nblocks - 1] = left;
+            }
+        } else {
+            // Blocks may be stored out of order (multi-threaded writers): sort the starts.
+            let mut starts: Vec<(i32, usize)> = (0..nblocks)
+                .map(|j| {
+                    let b = &chunk[EXTENDED_HEADER_LENGTH + 4 * j..EXTENDED_HEADER_LENGTH + 4 * j + 4];
+                    (i32::from_le_bytes(b.try_into().expect("4 bytes")), j)
+                })
+                .collect();
+            starts.sort();
+            for k in 0..nblocks {
+                let end = if k + 1 < nblocks { starts[k + 1].0 } else { cbytes as i32 };
+                csizes[starts[k].1] = end.wrapping_sub(starts[k].0);
+            }
+        }
+        for c in csizes {
+            chunk.extend_from_slice(&c.to_le_bytes());
+        }
+        Ok(Cow::Owned(chunk))
+    }
+
+    /// A reader for the blocks of lazy chunks of this frame, when it is on disk.
+    pub fn lazy_reader(&self) -> Option<Arc<dyn LazyReader>> {
+        match &self.kind {
+            FrameKind::Contiguous { path: Some(p) } => {
+                Some(Arc::new(FileLazyReader { path: p.clone(), base: self.base }))
+            }
+            FrameKind::Sparse { dir } => Some(Arc::new(SparseLazyReader { dir: dir.clone() })),
+            FrameKind::Contiguous { path: None } => None,
+        }
+    }
+
+    fn next_sparse_id(&self) -> i64 {
+        self.offsets.iter().copied().filter(|&o| o >= 0).max().map_or(0, |m| m + 1)
+    }
+
+    /// Store `chunk` at the end (payload end or a new chunk file) and return its index entry.
+    fn store_new(&mut self, chunk: &[u8]) -> Result<i64> {
+        if let Some(s) = offsets::storable_special(chunk) {
+            return Ok(offsets::special_offset(s));
+        }
+        let (_, cbytes) = chunk_sizes(chunk)?;
+        let chunk = &chunk[..cbytes as usize];
+        match &self.kind {
+            FrameKind::Sparse { dir } => {
+                let id = self.next_sparse_id();
+                sframe::write_chunk(dir, id, chunk)?;
+                Ok(id)
+            }
+            FrameKind::Contiguous { .. } => {
+                let off = self.payload_len;
+                let pos = self.chunk_pos(off);
+                self.store.write_at(pos, chunk)?;
+                self.payload_len += cbytes as i64;
+                Ok(off)
+            }
+        }
+    }
+
+    /// Add `chunk` after the last one. The caller updates the header counters first.
+    pub fn append(&mut self, chunk: &[u8]) -> Result<()> {
+        self.insert(self.offsets.len(), chunk)
+    }
+
+    /// Insert `chunk` before chunk `n` (its bytes go at the end of the payload).
+    pub fn insert(&mut self, n: usize, chunk: &[u8]) -> Result<()> {
+        if n > self.offsets.len() {
+            return Err(Error::InvalidIndex);
+        }
+        offsets::index_nbytes(self.offsets.len() as i64 + 1)?;
+        let entry = self.store_new(chunk)?;
+        self.offsets.insert(n, entry);
+        self.has_index = true;
+        self.commit()
+    }
+
+    /// Replace chunk `n`. In a contiguous frame a stored chunk is rewritten in place and the
+    /// payload after it shifted; a sparse frame rewrites the chunk file.
+    pub fn update(&mut self, n: usize, chunk: &[u8]) -> Result<()> {
+        let old = self.location(n)?;
+        let special = offsets::storable_special(chunk);
+        let (_, cbytes) = chunk_sizes(chunk)?;
+        let chunk = &chunk[..cbytes as usize];
+        match (&self.kind, old) {
+            (FrameKind::Sparse { dir }, old) => {
+                let dir = dir.clone();
+                if let Some(s) = special {
+                    if let ChunkLocation::Stored(id) = old {
+                        sframe::delete_chunk(&dir, id)?;
+                    }
+                    self.offsets[n] = offsets::special_offset(s);
+                } else {
+                    let id = match old {
+                        ChunkLocation::Stored(id) => id,
+                        ChunkLocation::Special(_) => self.next_sparse_id(),
+                    };
+                    sframe::write_chunk(&dir, id, chunk)?;
+                    self.offsets[n] = id;
+                }
+            }
+            (FrameKind::Contiguous { .. }, ChunkLocation::Special(_)) => {
+                self.offsets[n] = self.store_new(chunk)?;
+            }
+            (FrameKind::Contiguous { .. }, ChunkLocation::Stored(old_off)) => {
+                let old_head = self.store.read_vec(self.chunk_pos(old_off), EXTENDED_HEADER_LENGTH)?;
+                let old_cb = ChunkHeader::read_min(&old_head)?.cbytes as i64;
+                let new_cb = if special.is_some() { 0 } else { cbytes as i64 };
+                let tail_src = old_off + old_cb;
+                let tail_len = self.payload_len - tail_src;
+                if tail_len < 0 {
+                    return Err(Error::InvalidHeader);
+                }
+                let delta = new_cb - old_cb;
+                if delta != 0 && tail_len > 0 {
+                    let tail = self.store.read_vec(self.chunk_pos(tail_src), tail_len as usize)?;
+                    self.store.write_at(self.chunk_pos(old_off + new_cb), &tail)?;
+                }
+                if special.is_none() {
+                    self.store.write_at(self.chunk_pos(old_off), chunk)?;
+                }
+                for (i, o) in self.offsets.iter_mut().enumerate() {
+                    if i != n && *o >= 0 && *o > old_off {
+                        *o += delta;
+                    }
+                }
+                self.payload_len += delta;
+                self.offsets[n] = match special {
+                    Some(s) => offsets::special_offset(s),
+                    None => old_off,
+                };
+            }
+        }
+        self.commit()
+    }
+
+    /// Remove chunk `n` from the index. A contiguous frame keeps its bytes in the payload (as
+    /// the reference does); a sparse frame removes the chunk file.
+    pub fn delete(&mut self, n: usize) -> Result<()> {
+        let loc = self.location(n)?;
+        if let (FrameKind::Sparse { dir }, ChunkLocation::Stored(id)) = (&self.kind, loc) {
+            sframe::delete_chunk(dir, id)?;
+        }
+        self.offsets.remove(n);
+        self.commit()
+    }
+
+    /// Reorder the index: new entry `i` is old entry `order[i]` (a permutation).
+    pub fn reorder(&mut self, order: &[usize]) -> Result<()> {
+        let n = self.offsets.len();
+        if order.len() != n {
+            return Err(Error::InvalidParam);
+        }
+        let mut seen = vec![false; n];
+        for &o in order {
+            if o >= n || std::mem::replace(&mut seen[o], true) {
+                return Err(Error::InvalidParam);
+            }
+        }
+        self.offsets = order.iter().map(|&o| self.offsets[o]).collect();
+        self.commit()
+    }
+
+    /// Turn an empty frame into `nchunks` unstored chunks of `kind` with a single-value
+    /// index (what `blosc2_schunk_fill_special` writes). The caller sets the header counters.
+    pub fn fill_special(&mut self, nchunks: usize, kind: Special, index_params: &CompressParams) -> Result<()> {
+        if !self.offsets.is_empty() || self.payload_len != 0 {
+            return Err(Error::FrameSpecial);
+        }
+        let entry = offsets::special_offset(kind);
+        let nbytes = offsets::index_nbytes(nchunks as i64)?;
+        let mut idx = vec![0u8; EXTENDED_HEADER_LENGTH + 8];
+        let len = write_special(index_params, nbytes, Special::Value, Some(&entry.to_le_bytes()), &mut idx)?;
+        idx.truncate(len);
+        self.offsets = vec![entry; nchunks];
+        self.has_index = true;
+        self.commit_with_index(Some(idx))
+    }
+
+    /// Write header, index and trailer for the current state, moving the payload if the
+    /// header changed length, and cut the storage at the new frame end.
+    pub fn commit(&mut self) -> Result<()> {
+        self.commit_with_index(None)
+    }
+
+    fn commit_with_index(&mut self, index: Option<Vec<u8>>) -> Result<()> {
+        let old_hlen = self.header.header_len;
+        if !self.is_sparse() {
+            self.header.cbytes = self.payload_len;
+        }
+        let mut hbytes = self.header.serialize()?;
+        let hlen = self.header.header_len;
+        let index = match index {
+            Some(i) => i,
+            None if self.has_index => offsets::compress_index(&self.offsets)?,
+            None => Vec::new(),
+        };
+        let tbytes = self.trailer.serialize()?;
+        let len = hlen as i64 + self.payload_len + index.len() as i64 + tbytes.len() as i64;
+        self.header.frame_len = len;
+        hbytes[POS_FRAME_LEN..POS_FRAME_LEN + 8].copy_from_slice(&(len as u64).to_be_bytes());
+        if old_hlen != 0 && old_hlen != hlen && self.payload_len > 0 {
+            let payload = self.store.read_vec(self.base + old_hlen as u64, self.payload_len as usize)?;
+            self.store.write_at(self.base + hlen as u64, &payload)?;
+        }
+        self.store.write_at(self.base, &hbytes)?;
+        let mut pos = self.base + hlen as u64 + self.payload_len as u64;
+        self.store.write_at(pos, &index)?;
+        pos += index.len() as u64;
+        self.store.write_at(pos, &tbytes)?;
+        pos += tbytes.len() as u64;
+        if self.store.len()? != pos {
+            self.store.truncate(pos)?;
+        }
+        self.store.sync()?;
+        self.len = len;
+        debug_assert!(tbytes.len() >= TRAILER_LEN_OFFSET);
+        Ok(())
+    }
+}
+
+/// Fetches lazy-chunk blocks from a contiguous frame file.
+struct FileLazyReader {
+    path: PathBuf,
+    base: u64,
+}
+
+impl LazyReader for FileLazyReader {
+    fn read(&self, _nchunk: i32, chunk_offset: i64, offset: i64, len: usize) -> Result<Vec<u8>> {
+        if chunk_offset < 0 || offset < 0 {
+            return Err(Error::Data);
+        }
+        let mut f = FileStorage::open(Path::new(&self.path), false)?;
+        f.read_vec(self.base + chunk_offset as u64 + offset as u64, len)
+    }
+}
+
+/// Fetches lazy-chunk blocks from the chunk files of a sparse frame.
+struct SparseLazyReader {
+    dir: PathBuf,
+}
+
+impl LazyReader for SparseLazyReader {
+    fn read(&self, nchunk: i32, _chunk_offset: i64, offset: i64, len: usize) -> Result<Vec<u8>> {
+        if offset < 0 {
+            return Err(Error::Data);
+        }
+        sframe::read_chunk_part(&self.dir, nchunk as i64, offset as u64, len)
+    }
+}

@@ -1,0 +1,178 @@
+//! Where the bytes of a frame live. A frame only needs positioned reads and writes, its
+//! length and truncation, so the C layer can plug in stdio, mmap or user I/O callbacks by
+//! implementing [`Storage`]; this module provides memory and `std::fs::File` backends.
+
+use std::fs::{File, OpenOptions};
+use std::io::{Read, Seek, SeekFrom, Write};
+use std::path::Path;
+
+use crate::error::{Error, Result};
+
+/// Positioned byte storage of one frame file (or of the whole in-memory frame).
+#[allow(clippy::len_without_is_empty)]
+pub trait Storage: Send {
+    /// Current length in bytes.
+    fn len(&mut self) -> Result<u64>;
+    /// Fill `buf` from `pos`; reading past the end is [`Error::FileRead`].
+    fn read_at(&mut self, pos: u64, buf: &mut [u8]) -> Result<()>;
+    /// Write `data` at `pos`, growing the storage if needed (a gap reads as zeros).
+    fn write_at(&mut self, pos: u64, data: &[u8]) -> Result<()>;
+    /// Cut (or extend with zeros) to `len` bytes.
+    fn truncate(&mut self, len: u64) -> Result<()>;
+    /// The whole content when it is in memory, to read chunks without copying.
+    fn as_slice(&self) -> Option<&[u8]> {
+        None
+    }
+    /// Flush buffered writes.
+    fn sync(&mut self) -> Result<()> {
+        Ok(())
+    }
+
+    /// Read `len` bytes at `pos` into a new vector.
+    fn read_vec(&mut self, pos: u64, len: usize) -> Result<Vec<u8>> {
+        // Lengths come from untrusted frames: check before allocating.
+        if pos.checked_add(len as u64).map_or(true, |end| end > self.len().unwrap_or(0)) {
+            return Err(Error::ReadBuffer);
+        }
+        let mut v = vec![0u8; len];
+        self.read_at(pos, &mut v)?;
+        Ok(v)
+    }
+}
+
+/// A frame held in a `Vec<u8>` (an in-memory cframe).
+#[derive(Debug, Default, Clone)]
+pub struct MemStorage {
+    pub data: Vec<u8>,
+}
+
+impl MemStorage {
+    pub fn new(data: Vec<u8>) -> MemStorage {
+        MemStorage { data }
+    }
+}
+
+fn to_usize(v: u64) -> Result<usize> {
+    usize::try_from(v).map_err(|_| Error::MemoryAlloc)
+}
+
+impl Storage for MemStorage {
+    fn len(&mut self) -> Result<u64> {
+        Ok(self.data.len() as u64)
+    }
+
+    fn read_at(&mut self, pos: u64, buf: &mut [u8]) -> Result<()> {
+        let start = to_usize(pos)?;
+        let end = start.checked_add(buf.len()).ok_or(Error::ReadBuffer)?;
+        let src = self.data.get(start..end).ok_or(Error::ReadBuffer)?;
+        buf.copy_from_slice(src);
+        Ok(())
+    }
+
+    fn write_at(&mut self, pos: u64, data: &[u8]) -> Result<()> {
+        let start = to_usize(pos)?;
+        let end = start.checked_add(data.len()).ok_or(Error::MemoryAlloc)?;
+        if end > self.data.len() {
+            self.data.resize(end, 0);
+        }
+        self.data[start..end].copy_from_slice(data);
+        Ok(())
+    }
+
+    fn truncate(&mut self, len: u64) -> Result<()> {
+        self.data.resize(to_usize(len)?, 0);
+        Ok(())
+    }
+
+    fn as_slice(&self) -> Option<&[u8]> {
+        Some(&self.data)
+    }
+}
+
+/// A frame in a file, through `std::fs::File`.
+#[derive(Debug)]
+pub struct FileStorage {
+    file: File,
+}
+
+impl FileStorage {
+    /// Open an existing file for reading, and for writing when `writable`.
+    pub fn open(path: &Path, writable: bool) -> Result<FileStorage> {
+        let file = OpenOptions::new().read(true).write(writable).open(path).map_err(|_| Error::FileOpen)?;
+        Ok(FileStorage { file })
+    }
+
+    /// Create (or truncate) a file.
+    pub fn create(path: &Path) -> Result<FileStorage> {
+        let file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .open(path)
+            .map_err(|_| Error::FileOpen)?;
+        Ok(FileStorage { file })
+    }
+
+    /// Open for appending a frame at the end of an existing file (created if missing).
+    pub fn open_or_create(path: &Path) -> Result<FileStorage> {
+        let file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(path)
+            .map_err(|_| Error::FileOpen)?;
+        Ok(FileStorage { file })
+    }
+}
+
+impl Storage for FileStorage {
+    fn len(&mut self) -> Result<u64> {
+        self.file.metadata().map(|m| m.len()).map_err(|_| Error::FileRead)
+    }
+
+    fn read_at(&mut self, pos: u64, buf: &mut [u8]) -> Result<()> {
+        self.file.seek(SeekFrom::Start(pos)).map_err(|_| Error::FileRead)?;
+        self.file.read_exact(buf).map_err(|_| Error::FileRead)
+    }
+
+    fn write_at(&mut self, pos: u64, data: &[u8]) -> Result<()> {
+        self.file.seek(SeekFrom::Start(pos)).map_err(|_| Error::FileWrite)?;
+        self.file.write_all(data).map_err(|_| Error::FileWrite)
+    }
+
+    fn truncate(&mut self, len: u64) -> Result<()> {
+        self.file.set_len(len).map_err(|_| Error::FileTruncate)
+    }
+
+    fn sync(&mut self) -> Result<()> {
+        self.file.flush().map_err(|_| Error::FileWrite)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn exercise(s: &mut dyn Storage) {
+        s.write_at(0, b"hello").unwrap();
+        s.write_at(7, b"xy").unwrap();
+        assert_eq!(s.len().unwrap(), 9);
+        assert_eq!(s.read_vec(0, 9).unwrap(), b"hello\0\0xy");
+        assert!(s.read_vec(5, 10).is_err());
+        s.truncate(3).unwrap();
+        assert_eq!(s.len().unwrap(), 3);
+        assert_eq!(s.read_vec(0, 3).unwrap(), b"hel");
+    }
+
+    #[test]
+    fn memory_and_file() {
+        exercise(&mut MemStorage::default());
+        let dir = std::env::temp_dir().join(format!("b2io-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let p = dir.join("f.bin");
+        exercise(&mut FileStorage::create(&p).unwrap());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

@@ -1,0 +1,16 @@
+//! Frames: the serialised form of a super-chunk (README_CFRAME_FORMAT.rst and
+//! README_SFRAME_FORMAT.rst). `msgpack` holds the encoding helpers, `header` and `trailer` the
+//! two msgpack sections, `offsets` the index chunk, `cframe` the frame as a whole on a
+//! [`io::Storage`], and `sframe` the directory layout of sparse frames.
+
+pub mod cframe;
+pub mod header;
+pub mod io;
+pub mod msgpack;
+pub mod offsets;
+pub mod sframe;
+pub mod trailer;
+
+pub use cframe::{Frame, FrameKind};
+pub use header::{FrameHeader, FrameType, Metalayer};
+pub use trailer::FrameTrailer;

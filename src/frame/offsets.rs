@@ -1,0 +1,182 @@
+//! The index chunk of a frame (README_CFRAME_FORMAT.rst, "chunks"): one little-endian `i64`
+//! per chunk, stored as a regular Blosc chunk right after the data chunks.
+//!
+//! A non-negative value is the chunk's position counted from the end of the frame header (or,
+//! in a sparse frame, the number of its `%08X.chunk` file). A negative value (bit 63 set)
+//! means the chunk is not stored: bits 56-58 of the most significant byte say what it holds
+//! (1 zeros, 2 NaNs, 4 uninitialised), as in the chunk format's special values.
+
+use crate::chunk::blocksize::NEVER_SPLIT;
+use crate::chunk::compress::Compressor;
+use crate::chunk::decompress::Decompressor;
+use crate::chunk::header::{ChunkHeader, MAX_OVERHEAD};
+use crate::chunk::{CompressParams, DecompressParams, Special};
+use crate::error::{Error, Result};
+
+/// Where the data of one chunk is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ChunkLocation {
+    /// Stored at this offset (cframe) or in this chunk file (sframe).
+    Stored(i64),
+    /// Not stored: a run of this special value.
+    Special(Special),
+}
+
+impl ChunkLocation {
+    /// Decode one index entry.
+    pub fn decode(v: i64) -> Result<ChunkLocation> {
+        if v >= 0 {
+            return Ok(ChunkLocation::Stored(v));
+        }
+        let kind = ((v as u64) >> 56) as u8 & 0x7;
+        match Special::from_bits(kind) {
+            Some(s @ (Special::Zero | Special::Nan | Special::Uninit)) => Ok(ChunkLocation::Special(s)),
+            _ => Err(Error::Data),
+        }
+    }
+
+    /// Encode as an index entry.
+    pub fn encode(self) -> i64 {
+        match self {
+            ChunkLocation::Stored(v) => v,
+            ChunkLocation::Special(s) => special_offset(s),
+        }
+    }
+}
+
+/// The index entry for a chunk that is a run of `kind`.
+pub fn special_offset(kind: Special) -> i64 {
+    ((1u64 << 63) | ((kind.bits() as u64) << 56)) as i64
+}
+
+/// If `chunk` is a zeros/NaN/uninit chunk (which frames do not store), its kind.
+pub fn storable_special(chunk: &[u8]) -> Option<Special> {
+    let h = ChunkHeader::read_min(chunk).ok()?;
+    if !ChunkHeader::flags_say_extended(h.flags) || chunk.len() < 32 {
+        return None;
+    }
+    match Special::from_bits((chunk[31] >> 4) & 0x7)? {
+        s @ (Special::Zero | Special::Nan | Special::Uninit) => Some(s),
+        _ => None,
+    }
+}
+
+/// The parameters the reference compresses the index with when chunks are appended,
+/// inserted, updated, deleted or reordered: BloscLZ level 5 with byte shuffle, 8-byte items,
+/// 16 KiB blocks, never split. (The reference uses 4 threads; blocks are then written in
+/// completion order once the index exceeds one block, i.e. beyond 2048 chunks, so only
+/// smaller indexes can be byte-identical. One thread here keeps the output deterministic.)
+pub fn index_cparams() -> CompressParams {
+    CompressParams {
+        typesize: 8,
+        blocksize: 16 * 1024,
+        splitmode: NEVER_SPLIT,
+        nthreads: 1,
+        ..CompressParams::default()
+    }
+}
+
+/// Compress an index.
+pub fn compress_index(offsets: &[i64]) -> Result<Vec<u8>> {
+    let raw: Vec<u8> = offsets.iter().flat_map(|o| o.to_le_bytes()).collect();
+    if raw.len() > i32::MAX as usize - MAX_OVERHEAD {
+        return Err(Error::TwoGbLimit);
+    }
+    let mut out = vec![0u8; raw.len() + MAX_OVERHEAD];
+    let mut c = Compressor::new(index_cparams());
+    let n = c.compress(&raw, &mut out)?;
+    if n == 0 {
+        return Err(Error::Failure);
+    }
+    out.truncate(n);
+    Ok(out)
+}
+
+/// The compressed length of an index chunk at the start of `buf`, validated.
+pub fn index_cbytes(buf: &[u8]) -> Result<usize> {
+    let h = ChunkHeader::read_min(buf)?;
+    Ok(h.cbytes as usize)
+}
+
+/// Decompress an index that must hold exactly `nchunks` entries.
+pub fn decompress_index(chunk: &[u8], nchunks: usize) -> Result<Vec<i64>> {
+    let want = nchunks.checked_mul(8).filter(|&n| n <= i32::MAX as usize).ok_or(Error::Data)?;
+    let h = ChunkHeader::read(chunk)?;
+    if h.nbytes as usize != want {
+        return Err(Error::Data);
+    }
+    let mut raw = vec![0u8; want];
+    let mut d = Decompressor::new(DecompressParams::default());
+    let n = d.decompress(chunk, &mut raw)?;
+    if n != want {
+        return Err(Error::Data);
+    }
+    Ok(raw.chunks_exact(8).map(|b| i64::from_le_bytes(b.try_into().expect("8 bytes"))).collect())
+}
+
+/// Read entry `n` of a compressed index without decompressing all of it.
+pub fn index_entry(chunk: &[u8], n: usize) -> Result<i64> {
+    let h = ChunkHeader::read(chunk)?;
+    let start = n.checked_mul(8).ok_or(Error::InvalidIndex)?;
+    if start + 8 > h.nbytes as usize {
+        return Err(Error::InvalidIndex);
+    }
+    let mut b = [0u8; 8];
+    let mut d = Decompressor::new(DecompressParams::default());
+    d.get_bytes(chunk, start, 8, &mut b)?;
+    Ok(i64::from_le_bytes(b))
+}
+
+/// Offsets byte length for `nchunks` entries, as the reference's `int32` arithmetic allows.
+pub fn index_nbytes(nchunks: i64) -> Result<i32> {
+    nchunks
+        .checked_mul(8)
+        .filter(|&n| (0..=i32::MAX as i64 - MAX_OVERHEAD as i64).contains(&n))
+        .map(|n| n as i32)
+        .ok_or(Error::TwoGbLimit)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn hex(s: &str) -> Vec<u8> {
+        let s: String = s.chars().filter(|c| c.is_ascii_hexdigit()).collect();
+        (0..s.len()).step_by(2).map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap()).collect()
+    }
+
+    #[test]
+    fn special_encodings() {
+        assert_eq!(special_offset(Special::Zero) as u64, 0x8100_0000_0000_0000);
+        assert_eq!(special_offset(Special::Nan) as u64, 0x8200_0000_0000_0000);
+        assert_eq!(special_offset(Special::Uninit) as u64, 0x8400_0000_0000_0000);
+        for s in [Special::Zero, Special::Nan, Special::Uninit] {
+            assert_eq!(ChunkLocation::decode(special_offset(s)).unwrap(), ChunkLocation::Special(s));
+        }
+        assert_eq!(ChunkLocation::decode(5).unwrap(), ChunkLocation::Stored(5));
+        assert_eq!(ChunkLocation::decode(special_offset(Special::Value)), Err(Error::Data));
+    }
+
+    #[test]
+    fn index_matches_reference() {
+        // What the reference writes for the index of a two-chunk frame (offsets 0 and 0x98).
+        let want = hex(
+            "05010708100000001000000030000000000000000001000000000000000000000000000000000000\
+             9800000000000000",
+        );
+        assert_eq!(compress_index(&[0, 0x98]).unwrap(), want);
+        assert_eq!(decompress_index(&want, 2).unwrap(), vec![0, 0x98]);
+        assert_eq!(index_entry(&want, 1).unwrap(), 0x98);
+        assert!(decompress_index(&want, 3).is_err());
+        assert!(index_entry(&want, 2).is_err());
+    }
+
+    #[test]
+    fn big_index_round_trips() {
+        let offs: Vec<i64> = (0..10_000).map(|i| i * 1234).collect();
+        let c = compress_index(&offs).unwrap();
+        assert!(c.len() < offs.len() * 8);
+        assert_eq!(decompress_index(&c, offs.len()).unwrap(), offs);
+        assert_eq!(index_entry(&c, 7777).unwrap(), 7777 * 1234);
+    }
+}

@@ -1,0 +1,68 @@
+//! Sparse frames (README_SFRAME_FORMAT.rst): a directory holding the frame index file
+//! `chunks.b2frame` (header, index chunk, trailer: a contiguous frame without payload) and one
+//! `%08X.chunk` file per stored chunk. Index entries of a sparse frame are chunk file numbers,
+//! which need not follow the logical order after inserts and reorders.
+
+use std::path::{Path, PathBuf};
+
+use crate::error::{Error, Result};
+
+/// Name of the index file inside a sparse frame directory.
+pub const INDEX_FILE: &str = "chunks.b2frame";
+
+/// Path of the index file of the sparse frame at `dir`.
+pub fn index_path(dir: &Path) -> PathBuf {
+    dir.join(INDEX_FILE)
+}
+
+/// Path of chunk file number `id` (8 upper-case hex digits).
+pub fn chunk_path(dir: &Path, id: i64) -> Result<PathBuf> {
+    if !(0..=u32::MAX as i64).contains(&id) {
+        return Err(Error::InvalidIndex);
+    }
+    Ok(dir.join(format!("{:08X}.chunk", id)))
+}
+
+/// Read a whole chunk file.
+pub fn read_chunk(dir: &Path, id: i64) -> Result<Vec<u8>> {
+    std::fs::read(chunk_path(dir, id)?).map_err(|_| Error::FileRead)
+}
+
+/// Read the first `len` bytes of a chunk file starting at `offset` (for lazy chunks).
+pub fn read_chunk_part(dir: &Path, id: i64, offset: u64, len: usize) -> Result<Vec<u8>> {
+    use std::io::{Read, Seek, SeekFrom};
+    let mut f = std::fs::File::open(chunk_path(dir, id)?).map_err(|_| Error::FileOpen)?;
+    f.seek(SeekFrom::Start(offset)).map_err(|_| Error::FileRead)?;
+    let mut v = vec![0u8; len];
+    f.read_exact(&mut v).map_err(|_| Error::FileRead)?;
+    Ok(v)
+}
+
+/// Write (replace) chunk file number `id`.
+pub fn write_chunk(dir: &Path, id: i64, chunk: &[u8]) -> Result<()> {
+    std::fs::write(chunk_path(dir, id)?, chunk).map_err(|_| Error::FileWrite)
+}
+
+/// Remove chunk file number `id`.
+pub fn delete_chunk(dir: &Path, id: i64) -> Result<()> {
+    std::fs::remove_file(chunk_path(dir, id)?).map_err(|_| Error::FileRemove)
+}
+
+/// Create the directory of a new sparse frame (it must not exist, as in the reference).
+pub fn create_dir(dir: &Path) -> Result<()> {
+    std::fs::create_dir(dir).map_err(|_| Error::FileOpen)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn chunk_names() {
+        let d = Path::new("/x");
+        assert_eq!(chunk_path(d, 15).unwrap(), PathBuf::from("/x/0000000F.chunk"));
+        assert_eq!(chunk_path(d, 0x1234ABCD).unwrap(), PathBuf::from("/x/1234ABCD.chunk"));
+        assert!(chunk_path(d, -1).is_err());
+        assert_eq!(index_path(d), PathBuf::from("/x/chunks.b2frame"));
+    }
+}

@@ -1,0 +1,134 @@
+//! Metalayers (fixed-size user metadata in the frame header, added before any data) and
+//! variable-length metalayers (in the trailer, each stored as a compressed chunk).
+
+use super::{Store, SuperChunk};
+use crate::chunk::compress::Compressor;
+use crate::chunk::decompress::Decompressor;
+use crate::chunk::header::{ChunkHeader, MAX_OVERHEAD};
+use crate::chunk::{CompressParams, DecompressParams};
+use crate::error::{Error, Result};
+use crate::frame::header::{Metalayer, MAX_METALAYERS, METALAYER_NAME_MAXLEN};
+use crate::frame::trailer::MAX_VLMETALAYERS;
+
+fn check_name(name: &str) -> Result<()> {
+    if name.len() > METALAYER_NAME_MAXLEN {
+        return Err(Error::InvalidParam);
+    }
+    Ok(())
+}
+
+fn compress_vlmeta(content: &[u8], cparams: Option<&CompressParams>) -> Result<Vec<u8>> {
+    let params = cparams.cloned().unwrap_or_default();
+    let mut out = vec![0u8; content.len() + MAX_OVERHEAD];
+    let n = Compressor::new(params).compress(content, &mut out)?;
+    if n == 0 {
+        return Err(Error::Failure);
+    }
+    out.truncate(n);
+    Ok(out)
+}
+
+impl SuperChunk {
+    /// Position of metalayer `name`.
+    pub fn meta_exists(&self, name: &str) -> Option<usize> {
+        self.metalayers.iter().position(|m| m.name == name)
+    }
+
+    /// Add a metalayer; only allowed before data is stored. Returns its position.
+    pub fn meta_add(&mut self, name: &str, content: &[u8]) -> Result<usize> {
+        check_name(name)?;
+        if self.meta_exists(name).is_some() {
+            return Err(Error::InvalidParam);
+        }
+        if self.metalayers.len() >= MAX_METALAYERS {
+            return Err(Error::InvalidParam);
+        }
+        if matches!(self.store, Store::Frame(_)) && self.cbytes() > 0 {
+            return Err(Error::InvalidParam);
+        }
+        i32::try_from(content.len()).map_err(|_| Error::TwoGbLimit)?;
+        self.metalayers.push(Metalayer { name: name.to_owned(), content: content.to_vec() });
+        self.commit_frame()?;
+        Ok(self.metalayers.len() - 1)
+    }
+
+    /// Overwrite a metalayer with content no longer than the original: the header keeps its
+    /// length (bytes past the new content keep their old value, as in the reference).
+    pub fn meta_update(&mut self, name: &str, content: &[u8]) -> Result<usize> {
+        let i = self.meta_exists(name).ok_or(Error::MetalayerNotFound)?;
+        let m = &mut self.metalayers[i];
+        if content.len() > m.content.len() {
+            return Err(Error::InvalidParam);
+        }
+        m.content[..content.len()].copy_from_slice(content);
+        self.commit_frame()?;
+        Ok(i)
+    }
+
+    /// Content of metalayer `name`.
+    pub fn meta_get(&self, name: &str) -> Result<&[u8]> {
+        let i = self.meta_exists(name).ok_or(Error::MetalayerNotFound)?;
+        Ok(&self.metalayers[i].content)
+    }
+
+    pub fn metalayers(&self) -> &[Metalayer] {
+        &self.metalayers
+    }
+
+    /// Position of vlmetalayer `name`.
+    pub fn vlmeta_exists(&self, name: &str) -> Option<usize> {
+        self.vlmetalayers.iter().position(|m| m.name == name)
+    }
+
+    /// Add a vlmetalayer, compressed with `cparams` (default parameters when `None`).
+    pub fn vlmeta_add(&mut self, name: &str, content: &[u8], cparams: Option<&CompressParams>) -> Result<usize> {
+        check_name(name)?;
+        if self.vlmeta_exists(name).is_some() {
+            return Err(Error::InvalidParam);
+        }
+        if self.vlmetalayers.len() >= MAX_VLMETALAYERS {
+            return Err(Error::InvalidParam);
+        }
+        let stored = compress_vlmeta(content, cparams)?;
+        self.vlmetalayers.push(Metalayer { name: name.to_owned(), content: stored });
+        self.commit_frame()?;
+        Ok(self.vlmetalayers.len() - 1)
+    }
+
+    /// Replace the content of a vlmetalayer (any length).
+    pub fn vlmeta_update(&mut self, name: &str, content: &[u8], cparams: Option<&CompressParams>) -> Result<usize> {
+        let i = self.vlmeta_exists(name).ok_or(Error::MetalayerNotFound)?;
+        self.vlmetalayers[i].content = compress_vlmeta(content, cparams)?;
+        self.commit_frame()?;
+        Ok(i)
+    }
+
+    /// Decompressed content of vlmetalayer `name`.
+    pub fn vlmeta_get(&self, name: &str) -> Result<Vec<u8>> {
+        let i = self.vlmeta_exists(name).ok_or(Error::MetalayerNotFound)?;
+        let stored = &self.vlmetalayers[i].content;
+        let h = ChunkHeader::read(stored)?;
+        let mut out = vec![0u8; h.nbytes as usize];
+        let n = Decompressor::new(DecompressParams::default()).decompress(stored, &mut out)?;
+        out.truncate(n);
+        Ok(out)
+    }
+
+    /// Remove a vlmetalayer; returns how many remain.
+    pub fn vlmeta_delete(&mut self, name: &str) -> Result<usize> {
+        let i = self.vlmeta_exists(name).ok_or(Error::MetalayerNotFound)?;
+        self.vlmetalayers.remove(i);
+        self.commit_frame()?;
+        Ok(self.vlmetalayers.len())
+    }
+
+    /// Names of the vlmetalayers, in order.
+    pub fn vlmeta_names(&self) -> Vec<&str> {
+        self.vlmetalayers.iter().map(|m| m.name.as_str()).collect()
+    }
+
+    /// Vlmetalayers as stored (compressed contents).
+    pub fn vlmetalayers_raw(&self) -> &[Metalayer] {
+        &self.vlmetalayers
+    }
+}

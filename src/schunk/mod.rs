@@ -1,0 +1,757 @@
+//! Super-chunks: an ordered list of chunks with shared parameters, user metadata and running
+//! totals, stored either as a list of chunks in memory or in a frame (contiguous in memory,
+//! contiguous in a file, or sparse in a directory). See `crate::frame` for the formats.
+//!
+//! The model mirrors `blosc2_schunk`: `chunksize` is -1 before the first chunk, the size of
+//! every chunk (but a shorter last one) while they agree, and 0 once sizes vary; `cbytes`
+//! counts stored bytes (in a contiguous frame, the payload length, which keeps the bytes of
+//! deleted chunks as the reference does).
+
+mod meta;
+mod slice;
+
+use std::borrow::Cow;
+use std::path::{Path, PathBuf};
+
+use crate::chunk::compress::Compressor;
+use crate::chunk::decompress::Decompressor;
+use crate::chunk::header::{ChunkHeader, EXTENDED_HEADER_LENGTH, MAX_OVERHEAD, VL_BLOCKS};
+use crate::chunk::special::write_special;
+use crate::chunk::{CompressParams, DecompressParams, Special};
+use crate::error::{Error, Result};
+use crate::frame::cframe::chunk_sizes;
+use crate::frame::header::{FrameHeader, FrameType, Metalayer};
+use crate::frame::io::{FileStorage, MemStorage, Storage};
+use crate::frame::offsets::storable_special;
+use crate::frame::trailer::FrameTrailer;
+use crate::frame::{sframe, Frame, FrameKind};
+
+/// Where a new super-chunk keeps its chunks (`blosc2_storage` without the parameters).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct StorageSpec {
+    /// A frame (true) or separate chunks (false).
+    pub contiguous: bool,
+    /// On disk at this path (a file when contiguous, a directory when not).
+    pub urlpath: Option<PathBuf>,
+}
+
+enum Store {
+    /// Separate chunks in memory.
+    Memory(Vec<Vec<u8>>),
+    Frame(Box<Frame>),
+}
+
+/// A super-chunk.
+pub struct SuperChunk {
+    cparams: CompressParams,
+    dparams: DecompressParams,
+    cctx: Compressor,
+    dctx: Decompressor,
+    nbytes: i64,
+    /// Stored bytes for memory and sparse stores (contiguous frames report their payload).
+    cbytes: i64,
+    chunksize: i32,
+    /// The block size the frame header records (the requested one, or the special fill's).
+    blocksize: i32,
+    /// Block size of the last chunk compressed here (what the reference's context remembers).
+    last_blocksize: i32,
+    /// `blosc2_flags2` of the first chunk (VL blocks).
+    flags2: u8,
+    metalayers: Vec<Metalayer>,
+    /// Contents as stored: compressed chunks.
+    vlmetalayers: Vec<Metalayer>,
+    store: Store,
+    urlpath: Option<PathBuf>,
+}
+
+fn chunk_nbytes_of(chunk: &[u8]) -> Result<i32> {
+    Ok(ChunkHeader::read_min(chunk)?.nbytes)
+}
+
+impl SuperChunk {
+    /// Create an empty super-chunk. On disk, an existing contiguous file is refused, and a
+    /// sparse directory must not exist yet (as in the reference).
+    pub fn new(cparams: CompressParams, dparams: DecompressParams, storage: &StorageSpec) -> Result<SuperChunk> {
+        if cparams.typesize <= 0 {
+            return Err(Error::InvalidParam);
+        }
+        let mut s = SuperChunk {
+            cctx: Compressor::new(cparams.clone()),
+            dctx: Decompressor::new(dparams.clone()),
+            blocksize: cparams.blocksize,
+            last_blocksize: cparams.blocksize,
+            cparams,
+            dparams,
+            nbytes: 0,
+            cbytes: 0,
+            chunksize: -1,
+            flags2: 0,
+            metalayers: Vec::new(),
+            vlmetalayers: Vec::new(),
+            store: Store::Memory(Vec::new()),
+            urlpath: storage.urlpath.clone(),
+        };
+        let (kind, store): (FrameKind, Box<dyn Storage>) = match (&storage.urlpath, storage.contiguous) {
+            (None, false) => return Ok(s),
+            (None, true) => (FrameKind::Contiguous { path: None }, Box::new(MemStorage::default())),
+            (Some(p), true) => {
+                if p.exists() {
+                    return Err(Error::FileOpen);
+                }
+                (FrameKind::Contiguous { path: Some(p.clone()) }, Box::new(FileStorage::create(p)?))
+            }
+            (Some(p), false) => {
+                sframe::create_dir(p)?;
+                let idx = FileStorage::create(&sframe::index_path(p))?;
+                (FrameKind::Sparse { dir: p.clone() }, Box::new(idx))
+            }
+        };
+        let ftype = if matches!(kind, FrameKind::Sparse { .. }) { FrameType::Sparse } else { FrameType::Contiguous };
+        let header = s.frame_header(ftype);
+        let frame = Frame::create(store, 0, kind, header, FrameTrailer::default())?;
+        s.dctx.lazy = frame.lazy_reader();
+        s.store = Store::Frame(Box::new(frame));
+        Ok(s)
+    }
+
+    /// The header the reference writes for the current state.
+    fn frame_header(&self, frame_type: FrameType) -> FrameHeader {
+        let p = &self.cparams;
+        FrameHeader {
+            header_len: 0,
+            frame_len: 0,
+            general_flags: FrameHeader::general_flags_for(self.chunksize, self.flags2 & VL_BLOCKS != 0),
+            frame_type,
+            compcode: p.compcode,
+            clevel: p.clevel,
+            compcode_meta: p.compcode_meta,
+            splitmode: p.splitmode as u8,
+            use_dict: p.use_dict,
+            nbytes: self.nbytes,
+            cbytes: self.cbytes,
+            typesize: p.typesize,
+            blocksize: self.blocksize,
+            chunksize: self.chunksize,
+            nthreads_c: p.nthreads,
+            nthreads_d: self.dparams.nthreads,
+            has_vlmetalayers: !self.vlmetalayers.is_empty(),
+            filters: p.filters,
+            filters_meta: p.filters_meta,
+            metalayers: self.metalayers.clone(),
+        }
+    }
+
+    /// Copy the state into the frame header and trailer (the frame then commits them).
+    fn sync_frame(&mut self) {
+        let mut header = self.frame_header(FrameType::Contiguous);
+        if let Store::Frame(f) = &mut self.store {
+            header.frame_type = f.header.frame_type;
+            header.header_len = f.header.header_len;
+            f.header = header;
+            f.trailer.vlmetalayers = self.vlmetalayers.clone();
+        }
+    }
+
+    /// Write header and trailer of a frame store after a metadata change.
+    fn commit_frame(&mut self) -> Result<()> {
+        self.sync_frame();
+        if let Store::Frame(f) = &mut self.store {
+            f.commit()?;
+        }
+        Ok(())
+    }
+
+    // ----- accessors -----
+
+    pub fn cparams(&self) -> &CompressParams {
+        &self.cparams
+    }
+
+    pub fn dparams(&self) -> &DecompressParams {
+        &self.dparams
+    }
+
+    /// The compression context (to set prefilters and the like).
+    pub fn compressor(&mut self) -> &mut Compressor {
+        &mut self.cctx
+    }
+
+    pub fn decompressor(&mut self) -> &mut Decompressor {
+        &mut self.dctx
+    }
+
+    pub fn nchunks(&self) -> i64 {
+        match &self.store {
+            Store::Memory(v) => v.len() as i64,
+            Store::Frame(f) => f.nchunks() as i64,
+        }
+    }
+
+    pub fn nbytes(&self) -> i64 {
+        self.nbytes
+    }
+
+    pub fn cbytes(&self) -> i64 {
+        match &self.store {
+            Store::Frame(f) if !f.is_sparse() => f.payload_len(),
+            _ => self.cbytes,
+        }
+    }
+
+    pub fn chunksize(&self) -> i32 {
+        self.chunksize
+    }
+
+    pub fn typesize(&self) -> i32 {
+        self.cparams.typesize
+    }
+
+    pub fn blocksize(&self) -> i32 {
+        self.blocksize
+    }
+
+    pub fn flags2(&self) -> u8 {
+        self.flags2
+    }
+
+    pub fn urlpath(&self) -> Option<&Path> {
+        self.urlpath.as_deref()
+    }
+
+    /// Whether chunks live in a frame, and which kind.
+    pub fn frame_kind(&self) -> Option<&FrameKind> {
+        match &self.store {
+            Store::Frame(f) => Some(f.kind()),
+            Store::Memory(_) => None,
+        }
+    }
+
+    /// Length of the frame behind this super-chunk (`None` for separate chunks).
+    pub fn frame_len(&self) -> Option<i64> {
+        match &self.store {
+            Store::Frame(f) => Some(f.len()),
+            Store::Memory(_) => None,
+        }
+    }
+
+    /// The frame, when there is one (for the C layer's frame-level calls).
+    pub fn frame_mut(&mut self) -> Option<&mut Frame> {
+        match &mut self.store {
+            Store::Frame(f) => Some(f),
+            Store::Memory(_) => None,
+        }
+    }
+
+    // ----- chunk access -----
+
+    fn check_index(&self, n: i64) -> Result<usize> {
+        if n < 0 || n >= self.nchunks() {
+            return Err(Error::InvalidIndex);
+        }
+        Ok(n as usize)
+    }
+
+    /// Compressed chunk `n` (borrowed from memory stores and in-memory frames).
+    pub fn get_chunk(&mut self, n: i64) -> Result<Cow<'_, [u8]>> {
+        let n = self.check_index(n)?;
+        store_chunk(&mut self.store, n)
+    }
+
+    /// Chunk `n` for partial reads: from on-disk frames only the header and block starts
+    /// (marked lazy, with a trailer of block sizes) so blocks are read on demand through the
+    /// decompressor's [`LazyReader`](crate::chunk::decompress::LazyReader).
+    pub fn get_lazy_chunk(&mut self, n: i64) -> Result<Cow<'_, [u8]>> {
+        let n = self.check_index(n)?;
+        match &mut self.store {
+            Store::Memory(v) => Ok(Cow::Borrowed(&v[n])),
+            Store::Frame(f) => f.lazy_chunk(n),
+        }
+    }
+
+    /// Decompress chunk `n` into `dest`; returns its uncompressed size.
+    pub fn decompress_chunk(&mut self, n: i64, dest: &mut [u8]) -> Result<usize> {
+        let idx = self.check_index(n)?;
+        let chunk = store_chunk(&mut self.store, idx)?;
+        let (nbytes, _) = chunk_sizes(&chunk)?;
+        if (nbytes as usize) > dest.len() {
+            return Err(Error::WriteBuffer);
+        }
+        self.dctx.nchunk = n;
+        let got = self.dctx.decompress(&chunk, dest)?;
+        if got != nbytes as usize {
+            return Err(Error::Failure);
+        }
+        Ok(got)
+    }
+
+    /// Uncompressed size of chunk `n`.
+    pub fn chunk_nbytes(&mut self, n: i64) -> Result<i32> {
+        let n = self.check_index(n)?;
+        match &mut self.store {
+            Store::Memory(v) => chunk_nbytes_of(&v[n]),
+            Store::Frame(f) => f.chunk_nbytes(n),
+        }
+    }
+
+    // ----- mutations -----
+
+    /// Compress `src` with the super-chunk's parameters and append it. Returns the new number
+    /// of chunks.
+    pub fn append_buffer(&mut self, src: &[u8]) -> Result<i64> {
+        let chunk = self.compress(src)?;
+        self.append_chunk(&chunk)
+    }
+
+    fn compress(&mut self, src: &[u8]) -> Result<Vec<u8>> {
+        if src.len() > i32::MAX as usize - MAX_OVERHEAD {
+            return Err(Error::MaxBufsizeExceeded);
+        }
+        let mut out = vec![0u8; src.len() + MAX_OVERHEAD];
+        self.cctx.nchunk = self.nchunks();
+        // The reference's context keeps the block size it used last and forces it on the
+        // next chunk (observed with 3.3.5: a 800-byte chunk after a 200-byte one gets
+        // 200-byte blocks); the frames only match if we do the same.
+        self.cctx.params.blocksize = self.last_blocksize;
+        let n = self.cctx.compress(src, &mut out)?;
+        if n == 0 {
+            return Err(Error::Failure);
+        }
+        out.truncate(n);
+        if let Ok(h) = ChunkHeader::read_min(&out) {
+            self.last_blocksize = h.blocksize;
+        }
+        Ok(out)
+    }
+
+    /// Validate a chunk handed in from outside and return `(nbytes, cbytes)`.
+    fn check_chunk(chunk: &[u8]) -> Result<(i32, i32)> {
+        let h = ChunkHeader::read(chunk)?;
+        if (h.cbytes as usize) > chunk.len() {
+            return Err(Error::ReadBuffer);
+        }
+        Ok((h.nbytes, h.cbytes))
+    }
+
+    /// Stored size of a chunk in this super-chunk (frames do not store zeros/NaN/uninit).
+    fn stored_cbytes(&self, chunk: &[u8], cbytes: i32) -> i64 {
+        match &self.store {
+            Store::Frame(_) if storable_special(chunk).is_some() => 0,
+            _ => cbytes as i64,
+        }
+    }
+
+    fn last_chunk_nbytes(&mut self) -> Result<Option<i32>> {
+        let n = self.nchunks();
+        if n == 0 {
+            return Ok(None);
+        }
+        self.chunk_nbytes(n - 1).map(Some)
+    }
+
+    /// After a change, fall back to variable chunks if the fixed size no longer describes
+    /// the chunks (the header derives the chunk count from it).
+    fn settle_chunksize(&mut self) {
+        if self.chunksize > 0 {
+            let cs = self.chunksize as i64;
+            if (self.nbytes + cs - 1) / cs != self.nchunks() {
+                self.chunksize = 0;
+            }
+        }
+    }
+
+    fn note_first_chunk(&mut self, chunk: &[u8]) {
+        if self.nchunks() == 0 {
+            self.flags2 = chunk.get(30).copied().unwrap_or(0);
+        }
+    }
+
+    /// Append a compressed chunk. Returns the new number of chunks.
+    pub fn append_chunk(&mut self, chunk: &[u8]) -> Result<i64> {
+        let (nbytes, cbytes) = Self::check_chunk(chunk)?;
+        let chunk = &chunk[..cbytes as usize];
+        let last = self.last_chunk_nbytes()?;
+        self.note_first_chunk(chunk);
+        if self.chunksize == -1 {
+            self.chunksize = nbytes;
+        } else if self.chunksize > 0
+            && (nbytes > self.chunksize || last.is_some_and(|l| l < self.chunksize))
+        {
+            self.chunksize = 0;
+        }
+        self.nbytes += nbytes as i64;
+        self.cbytes += self.stored_cbytes(chunk, cbytes);
+        match &mut self.store {
+            Store::Memory(v) => v.push(chunk.to_vec()),
+            Store::Frame(_) => {
+                self.sync_frame();
+                let Store::Frame(f) = &mut self.store else { unreachable!() };
+                f.append(chunk).map_err(|_| Error::ChunkAppend)?;
+            }
+        }
+        self.after_change()
+    }
+
+    fn after_change(&mut self) -> Result<i64> {
+        let before = self.chunksize;
+        self.settle_chunksize();
+        if before != self.chunksize {
+            self.commit_frame()?;
+        }
+        Ok(self.nchunks())
+    }
+
+    /// Insert a compressed chunk before chunk `n` (`n == nchunks` appends).
+    pub fn insert_chunk(&mut self, n: i64, chunk: &[u8]) -> Result<i64> {
+        if n < 0 || n > self.nchunks() {
+            return Err(Error::InvalidIndex);
+        }
+        if n == self.nchunks() {
+            return self.append_chunk(chunk);
+        }
+        let (nbytes, cbytes) = Self::check_chunk(chunk)?;
+        let chunk = &chunk[..cbytes as usize];
+        if self.chunksize == -1 {
+            self.chunksize = nbytes;
+        } else if self.chunksize > 0 && nbytes != self.chunksize {
+            self.chunksize = 0;
+        }
+        self.nbytes += nbytes as i64;
+        self.cbytes += self.stored_cbytes(chunk, cbytes);
+        match &mut self.store {
+            Store::Memory(v) => v.insert(n as usize, chunk.to_vec()),
+            Store::Frame(_) => {
+                self.sync_frame();
+                let Store::Frame(f) = &mut self.store else { unreachable!() };
+                f.insert(n as usize, chunk).map_err(|_| Error::ChunkInsert)?;
+            }
+        }
+        self.after_change()
+    }
+
+    /// Replace chunk `n` by a compressed chunk.
+    pub fn update_chunk(&mut self, n: i64, chunk: &[u8]) -> Result<i64> {
+        let idx = self.check_index(n)?;
+        let (nbytes, cbytes) = Self::check_chunk(chunk)?;
+        let chunk = &chunk[..cbytes as usize];
+        let is_last = n + 1 == self.nchunks();
+        if self.chunksize == -1 {
+            self.chunksize = nbytes;
+        } else if self.chunksize > 0 && nbytes != self.chunksize && !(is_last && nbytes < self.chunksize) {
+            self.chunksize = 0;
+        }
+        let (old_nbytes, old_stored) = {
+            let is_frame = matches!(self.store, Store::Frame(_));
+            let old = store_chunk(&mut self.store, idx)?;
+            let (onb, ocb) = chunk_sizes(&old)?;
+            let stored = if is_frame && storable_special(&old).is_some() { 0 } else { ocb as i64 };
+            (onb, stored)
+        };
+        self.nbytes += nbytes as i64 - old_nbytes as i64;
+        self.cbytes += self.stored_cbytes(chunk, cbytes) - old_stored;
+        match &mut self.store {
+            Store::Memory(v) => v[idx] = chunk.to_vec(),
+            Store::Frame(_) => {
+                self.sync_frame();
+                let Store::Frame(f) = &mut self.store else { unreachable!() };
+                f.update(idx, chunk).map_err(|_| Error::ChunkUpdate)?;
+            }
+        }
+        self.after_change()
+    }
+
+    /// Remove chunk `n`.
+    pub fn delete_chunk(&mut self, n: i64) -> Result<i64> {
+        let idx = self.check_index(n)?;
+        let (old_nbytes, old_stored) = {
+            let is_frame = matches!(self.store, Store::Frame(_));
+            let old = store_chunk(&mut self.store, idx)?;
+            let (onb, ocb) = chunk_sizes(&old)?;
+            let stored = if is_frame && storable_special(&old).is_some() { 0 } else { ocb as i64 };
+            (onb, stored)
+        };
+        self.nbytes -= old_nbytes as i64;
+        self.cbytes -= old_stored;
+        match &mut self.store {
+            Store::Memory(v) => {
+                v.remove(idx);
+            }
+            Store::Frame(_) => {
+                self.sync_frame();
+                let Store::Frame(f) = &mut self.store else { unreachable!() };
+                f.delete(idx).map_err(|_| Error::ChunkUpdate)?;
+            }
+        }
+        self.after_change()
+    }
+
+    /// Reorder chunks: new chunk `i` is old chunk `order[i]`.
+    pub fn reorder_offsets(&mut self, order: &[i64]) -> Result<()> {
+        let n = self.nchunks() as usize;
+        if order.len() != n {
+            return Err(Error::InvalidParam);
+        }
+        let mut seen = vec![false; n];
+        let mut ord = Vec::with_capacity(n);
+        for &o in order {
+            if o < 0 || o as usize >= n || std::mem::replace(&mut seen[o as usize], true) {
+                return Err(Error::InvalidParam);
+            }
+            ord.push(o as usize);
+        }
+        match &mut self.store {
+            Store::Memory(v) => {
+                let mut old: Vec<Option<Vec<u8>>> = v.drain(..).map(Some).collect();
+                *v = ord.iter().map(|&o| old[o].take().expect("permutation")).collect();
+            }
+            Store::Frame(_) => {
+                self.sync_frame();
+                let Store::Frame(f) = &mut self.store else { unreachable!() };
+                f.reorder(&ord)?;
+            }
+        }
+        let before = self.chunksize;
+        self.settle_chunksize();
+        if before != self.chunksize {
+            self.commit_frame()?;
+        }
+        Ok(())
+    }
+
+    /// Fill an empty super-chunk with `nitems` items of a special value, in chunks of
+    /// `chunksize` bytes (`blosc2_schunk_fill_special`). Returns the number of chunks.
+    pub fn fill_special(&mut self, nitems: i64, kind: Special, chunksize: i32) -> Result<i64> {
+        if nitems == 0 {
+            return Ok(0);
+        }
+        if !matches!(kind, Special::Zero | Special::Nan | Special::Uninit) {
+            return Err(Error::SchunkSpecial);
+        }
+        let typesize = self.cparams.typesize;
+        if nitems < 0 || chunksize <= 0 {
+            return Err(Error::InvalidParam);
+        }
+        if self.nbytes > 0 || self.cbytes() > 0 {
+            return Err(Error::FrameSpecial);
+        }
+        let chunkitems = chunksize / typesize;
+        if chunkitems <= 0 {
+            return Err(Error::FrameSpecial);
+        }
+        let full = nitems / chunkitems as i64;
+        let leftover = nitems % chunkitems as i64;
+        if full + (leftover != 0) as i64 > i32::MAX as i64 {
+            return Err(Error::SchunkSpecial);
+        }
+        let mk = |params: &CompressParams, nbytes: i32| -> Result<Vec<u8>> {
+            let mut c = vec![0u8; EXTENDED_HEADER_LENGTH];
+            let n = write_special(params, nbytes, kind, None, &mut c)?;
+            c.truncate(n);
+            Ok(c)
+        };
+        let sample = mk(&self.cparams, chunksize)?;
+        if let Store::Memory(_) = self.store {
+            let last = mk(&self.cparams, (leftover * typesize as i64) as i32)?;
+            for _ in 0..full {
+                self.append_chunk(&sample)?;
+            }
+            if leftover != 0 {
+                self.append_chunk(&last)?;
+            }
+            return Ok(self.nchunks());
+        }
+        let nchunks = (full + (leftover != 0) as i64) as usize;
+        self.chunksize = chunksize;
+        self.nbytes = nitems * typesize as i64;
+        self.blocksize = ChunkHeader::read_min(&sample)?.blocksize;
+        let mut idx_params = self.cparams.clone();
+        idx_params.typesize = 8;
+        idx_params.blocksize = 16 * 1024;
+        idx_params.clevel = 5;
+        idx_params.compcode = 0;
+        self.sync_frame();
+        let Store::Frame(f) = &mut self.store else { unreachable!() };
+        f.fill_special(nchunks, kind, &idx_params)?;
+        Ok(self.nchunks())
+    }
+
+    // ----- frames -----
+
+    /// The super-chunk as a contiguous frame. An in-memory frame is returned as is
+    /// (borrowed); anything else is serialised the way the reference's copy does.
+    pub fn to_buffer(&mut self) -> Result<Cow<'_, [u8]>> {
+        if let Store::Frame(f) = &self.store {
+            if matches!(f.kind(), FrameKind::Contiguous { path: None }) {
+                let Store::Frame(f) = &mut self.store else { unreachable!() };
+                return f.to_bytes();
+            }
+        }
+        let mut copy = self.copy_to(&StorageSpec { contiguous: true, urlpath: None })?;
+        let Store::Frame(f) = &mut copy.store else { unreachable!() };
+        Ok(Cow::Owned(f.to_bytes()?.into_owned()))
+    }
+
+    /// Write the super-chunk as a contiguous frame file at `path`; returns its length.
+    pub fn to_file(&mut self, path: &Path) -> Result<i64> {
+        let bytes = self.to_buffer()?.into_owned();
+        std::fs::write(path, &bytes).map_err(|_| Error::FileWrite)?;
+        Ok(bytes.len() as i64)
+    }
+
+    /// Append the super-chunk as a contiguous frame at the end of the file at `path`
+    /// (created if missing). Returns the offset where the frame starts.
+    pub fn append_file(&mut self, path: &Path) -> Result<i64> {
+        let bytes = self.to_buffer()?.into_owned();
+        let mut f = FileStorage::open_or_create(path)?;
+        let at = f.len()?;
+        f.write_at(at, &bytes)?;
+        Ok(at as i64)
+    }
+
+    /// A copy with new storage, keeping parameters, metalayers, chunks (verbatim) and
+    /// vlmetalayers, in the order the reference copies them.
+    pub fn copy_to(&mut self, storage: &StorageSpec) -> Result<SuperChunk> {
+        let mut cparams = self.cparams.clone();
+        if cparams.blocksize == 0 {
+            // The reference copies the block size its context used last.
+            cparams.blocksize = self.last_blocksize;
+        }
+        // The reference's copy carries no thread count for compression.
+        cparams.nthreads = 0;
+        let mut new = SuperChunk::new(cparams, self.dparams.clone(), storage)?;
+        new.cctx.params.nthreads = self.cparams.nthreads.max(1);
+        for m in self.metalayers.clone() {
+            new.meta_add(&m.name, &m.content)?;
+        }
+        for n in 0..self.nchunks() {
+            let c = self.get_chunk(n)?.into_owned();
+            new.append_chunk(&c)?;
+        }
+        for m in self.vlmetalayers.clone() {
+            new.vlmetalayers.push(m);
+        }
+        if !new.vlmetalayers.is_empty() {
+            new.commit_frame()?;
+        }
+        Ok(new)
+    }
+
+    /// Open a super-chunk from a contiguous frame owned by the caller (no copy: the frame
+    /// stays the storage and further changes are made to it).
+    pub fn from_frame_vec(frame: Vec<u8>) -> Result<SuperChunk> {
+        Self::from_store(Box::new(MemStorage::new(frame)), 0, FrameKind::Contiguous { path: None }, None)
+    }
+
+    /// Open a super-chunk from frame bytes, copying the chunks into memory
+    /// (`blosc2_schunk_from_buffer(copy=true)`): the result is not frame-backed.
+    pub fn from_buffer_copy(frame: &[u8]) -> Result<SuperChunk> {
+        let mut s = Self::from_frame_vec(frame.to_vec())?;
+        let mut chunks = Vec::with_capacity(s.nchunks() as usize);
+        let mut cbytes = 0i64;
+        let mut blocksize = None;
+        for n in 0..s.nchunks() {
+            let c = s.get_chunk(n)?.into_owned();
+            let h = ChunkHeader::read_min(&c)?;
+            cbytes += h.cbytes as i64;
+            blocksize = match blocksize {
+                None => Some(h.blocksize),
+                Some(b) if b == h.blocksize => Some(b),
+                Some(_) => Some(0),
+            };
+            chunks.push(c);
+        }
+        s.cbytes = cbytes;
+        s.blocksize = blocksize.unwrap_or(s.blocksize);
+        s.store = Store::Memory(chunks);
+        Ok(s)
+    }
+
+    /// Open the super-chunk stored at `path`: a contiguous frame file (starting at `offset`)
+    /// or a sparse frame directory.
+    pub fn open(path: &Path, offset: u64) -> Result<SuperChunk> {
+        let meta = std::fs::metadata(path).map_err(|_| Error::FileOpen)?;
+        if meta.is_dir() {
+            let idx = FileStorage::open(&sframe::index_path(path), true)?;
+            Self::from_store(Box::new(idx), 0, FrameKind::Sparse { dir: path.to_path_buf() }, Some(path))
+        } else {
+            let store = FileStorage::open(path, true).or_else(|_| FileStorage::open(path, false))?;
+            Self::from_store(
+                Box::new(store),
+                offset,
+                FrameKind::Contiguous { path: Some(path.to_path_buf()) },
+                Some(path),
+            )
+        }
+    }
+
+    /// Open a super-chunk over a frame in any storage (the C layer's I/O backends).
+    pub fn from_store(store: Box<dyn Storage>, base: u64, kind: FrameKind, path: Option<&Path>) -> Result<SuperChunk> {
+        let mut frame = Frame::open(store, base, kind)?;
+        let h = frame.header.clone();
+        let cparams = CompressParams {
+            compcode: h.compcode,
+            compcode_meta: h.compcode_meta,
+            clevel: h.clevel,
+            use_dict: h.use_dict,
+            typesize: h.typesize,
+            // Like the reference, thread counts are not taken from the (untrusted) header.
+            nthreads: 1,
+            blocksize: h.blocksize,
+            splitmode: h.splitmode as i32,
+            filters: h.filters,
+            filters_meta: h.filters_meta,
+            ..CompressParams::default()
+        };
+        let dparams = DecompressParams { nthreads: 1, typesize: h.typesize };
+        let flags2 = if frame.nchunks() > 0 { frame.chunk(0)?.get(30).copied().unwrap_or(0) } else { 0 };
+        let mut dctx = Decompressor::new(dparams.clone());
+        dctx.lazy = frame.lazy_reader();
+        let cbytes = if frame.is_sparse() { h.cbytes } else { frame.payload_len() };
+        Ok(SuperChunk {
+            cctx: Compressor::new(cparams.clone()),
+            dctx,
+            last_blocksize: h.blocksize,
+            blocksize: h.blocksize,
+            cparams,
+            dparams,
+            nbytes: h.nbytes,
+            cbytes,
+            chunksize: h.chunksize,
+            flags2,
+            metalayers: h.metalayers,
+            vlmetalayers: frame.trailer.vlmetalayers.clone(),
+            store: Store::Frame(Box::new(frame)),
+            urlpath: path.map(Path::to_path_buf),
+        })
+    }
+
+    /// Give back the frame bytes of an in-memory frame (e.g. to hand them to C).
+    pub fn into_frame_vec(self) -> Option<Vec<u8>> {
+        match self.store {
+            Store::Frame(f) if matches!(f.kind(), FrameKind::Contiguous { path: None }) => {
+                let mut s = (*f).into_storage();
+                let len = s.len().ok()? as usize;
+                s.read_vec(0, len).ok()
+            }
+            _ => None,
+        }
+    }
+}
+
+/// Chunk `n` of a store (borrowed where possible).
+fn store_chunk(store: &mut Store, n: usize) -> Result<Cow<'_, [u8]>> {
+    match store {
+        Store::Memory(v) => v.get(n).map(|c| Cow::Borrowed(&c[..])).ok_or(Error::InvalidIndex),
+        Store::Frame(f) => f.chunk(n),
+    }
+}
+
+/// Chunk `n` of a store for partial reads (lazy from on-disk frames).
+fn store_chunk_lazy(store: &mut Store, n: usize) -> Result<Cow<'_, [u8]>> {
+    match store {
+        Store::Memory(v) => v.get(n).map(|c| Cow::Borrowed(&c[..])).ok_or(Error::InvalidIndex),
+        Store::Frame(f) => f.lazy_chunk(n),
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -28,25 +28,30 @@
 //!   (return 0): BloscLZ streams with low ratios decode slowly and Blosc would rather store the
 //!   block raw.
 //! * The hash table has `2^12`, `2^13` or `2^14` entries (clevel 1, 2, >= 3), keyed by the
-//!   4 bytes at the current position (multiplicative hash).
-//! * A candidate from the hash table becomes a match only if its first 4 bytes agree, it is at
-//!   most [`MAX_FAR_DISTANCE`] - 1 bytes back, and the resulting encoded length is at least 4
-//!   (and at least 6 for far matches, which cost 4 bytes to encode).  After finding where the
-//!   agreement ends, the match is shortened by [`IP_SHIFT`] bytes (this is the reference's
-//!   choice; it changes which bytes start the next search, hence the exact output).
-//! * After a match, the hash table learns the position where the match stops (and the one
-//!   after it at clevel 9), then the search resumes two bytes later.
-//! * The compressor gives up (returns 0) as soon as the output would not fit `output`, with
-//!   the reference's slightly conservative test of two free bytes before each literal.
+//!   4 bytes at the current position (multiplicative hash of the little-endian word).
+//! * A candidate from the hash table is used only if its first 4 bytes agree and it is less
+//!   than [`MAX_FAR_DISTANCE`] bytes back.  The match is then cut back: it stops one byte
+//!   before the first differing byte, and never covers the last 3 bytes of the block (the
+//!   reference finds "one past the first difference", then backs off by 4).  It is kept only
+//!   if it covers at least 6 bytes, and at least 8 when it is far (distance code >= 8191,
+//!   which costs 4 bytes to encode); otherwise the byte is emitted as a literal and the search
+//!   moves on by one byte.
+//! * After a match, the hash table learns the position two bytes before its end (and, at
+//!   clevel 9, the one after that), and the search resumes right after it.
+//! * The compressor gives up (returns 0) when the output does not fit `output`, with the
+//!   reference's slightly conservative test of two free bytes before each literal, and one
+//!   free byte after each match.
 
 /// Longest literal run one control byte can describe.
 const MAX_COPY: usize = 32;
-/// Matches whose (biased) distance is below this use the short 2-byte distance form.
+/// Matches whose distance code (distance - 1) is below this use the 2-byte form.
 const MAX_DISTANCE: usize = 8191;
 /// Candidates this far back or further are never used.
 const MAX_FAR_DISTANCE: usize = 65535 + MAX_DISTANCE - 1;
-/// Bytes dropped from the end of each match, and the minimum encoded length code.
+/// The match finder returns one past the first differing byte; matches end this many bytes
+/// before that.
 const IP_SHIFT: usize = 4;
+/// Smallest length code kept (the match then covers `MIN_LEN + 2` bytes).
 const MIN_LEN: usize = 4;
 /// Largest hash table (entries, log2).
 const HASH_LOG: u32 = 14;
@@ -78,8 +83,8 @@ const MIN_PROBE_RATIO: [f64; 10] = [0.0, 2.0, 1.5, 1.2, 1.2, 1.2, 1.2, 1.15, 1.1
 /// The output is identical to the reference on little-endian machines (the reference hashes
 /// native-endian words, so big-endian builds of it produce different, equally valid streams).
 ///
-/// On success, bytes of `output` past the returned length are left untouched; on failure
-/// (return 0) `output` holds garbage.
+/// Bytes of `output` past the returned length (all of it when 0 is returned) are left with
+/// unspecified contents.
 pub fn compress(clevel: i32, input: &[u8], output: &mut [u8]) -> usize {
     if clevel <= 0 || input.len() > i32::MAX as usize {
         return 0;
@@ -88,9 +93,10 @@ pub fn compress(clevel: i32, input: &[u8], output: &mut [u8]) -> usize {
     let maxout = output.len().min(i32::MAX as usize);
     let output = &mut output[..maxout];
     match clevel {
-        1 => compress_with::<{ 1 << (HASH_LOG - 2) }>(clevel, input, output),
-        2 => compress_with::<{ 1 << (HASH_LOG - 1) }>(clevel, input, output),
-        _ => compress_with::<{ 1 << HASH_LOG }>(clevel, input, output),
+        1 => compress_with::<{ 1 << (HASH_LOG - 2) }, false>(clevel, input, output),
+        2 => compress_with::<{ 1 << (HASH_LOG - 1) }, false>(clevel, input, output),
+        3..=8 => compress_with::<{ 1 << HASH_LOG }, false>(clevel, input, output),
+        _ => compress_with::<{ 1 << HASH_LOG }, true>(clevel, input, output),
     }
 }
 
@@ -110,32 +116,114 @@ fn hash<const N: usize>(seq: u32) -> usize {
     (seq.wrapping_mul(HASH_MUL) >> (32 - N.trailing_zeros())) as usize
 }
 
+/// Scans forward from `ip` for the next position whose 4 bytes equal those at the position the
+/// hash table remembers for them, less than [`MAX_FAR_DISTANCE`] back, recording every scanned
+/// position in the table.  Returns `(position, candidate)`, or `(stop, NOT_FOUND)` when
+/// `ip_limit` is reached first (`stop` is `ip_limit`, or `ip` itself if it was already past).
+///
+/// Positions are scanned up to `ip_limit = buf.len() - 12` (`buf` is longer than 12 bytes).
+/// Not inlined, and kept minimal: the entropy probe spends most of its time here on
+/// incompressible data.
+#[inline(never)]
+fn next_candidate<const N: usize>(
+    buf: &[u8],
+    htab: &mut [u32; N],
+    mut ip: usize,
+) -> (usize, usize) {
+    let ip_limit = buf.len() - 12;
+    // Every 4-byte read at a position below `ip_limit` lies in `scan`.
+    let scan = &buf[..ip_limit + 3];
+    while ip < ip_limit {
+        let seq = read_u32(scan, ip);
+        let h = hash::<N>(seq);
+        let rf = htab[h] as usize;
+        htab[h] = ip as u32;
+        // Table entries are earlier positions, so the subtraction does not wrap; one unsigned
+        // comparison tests `distance != 0 && distance < MAX_FAR_DISTANCE`.
+        if (ip - rf).wrapping_sub(1) < MAX_FAR_DISTANCE - 1 && read_u32(scan, rf) == seq {
+            return (ip, rf);
+        }
+        ip += 1;
+    }
+    (ip, NOT_FOUND)
+}
+
+/// Scans forward from `ip` for the next match worth encoding, recording every scanned
+/// position in the hash table, and returns `(anchor, candidate, end)`: the match starts at
+/// `anchor`, copies from `candidate` (an earlier position), and has length code
+/// `end - anchor` (it covers `end - anchor + 2` bytes).  Returns `(stop, NOT_FOUND, stop)` when
+/// `ip_limit` is reached first (`stop` is `ip_limit`, or `ip` itself if it was already past).
+///
+/// A position is a candidate when its 4 bytes equal those at the position the table remembers
+/// for them, less than [`MAX_FAR_DISTANCE`] back.  The match is kept when its length code is at
+/// least [`MIN_LEN`], and at least 6 for a far match (distance above [`MAX_DISTANCE`]).
+///
+/// Positions are scanned up to `ip_limit = buf.len() - 12`, and matches extended up to
+/// `ip_bound = buf.len() - 1` (`buf` is at least 16 bytes long).  Not inlined: on its own the
+/// scanning loop, where incompressible data spends its time, compiles much tighter.
+#[inline(never)]
+fn next_match<const N: usize>(
+    buf: &[u8],
+    htab: &mut [u32; N],
+    mut ip: usize,
+) -> (usize, usize, usize) {
+    let ip_limit = buf.len() - 12;
+    let ip_bound = buf.len() - 1;
+    // Every 4-byte read at a position below `ip_limit` lies in `scan`.
+    let scan = &buf[..ip_limit + 3];
+    while ip < ip_limit {
+        let seq = read_u32(scan, ip);
+        let h = hash::<N>(seq);
+        let rf = htab[h] as usize;
+        htab[h] = ip as u32;
+        // Table entries are earlier positions, so the subtraction does not wrap; one unsigned
+        // comparison tests `distance != 0 && distance < MAX_FAR_DISTANCE`.
+        let distance = ip - rf;
+        if distance.wrapping_sub(1) < MAX_FAR_DISTANCE - 1 && read_u32(scan, rf) == seq {
+            let end = match_end(buf, ip + 4, rf + 4, ip_bound) - IP_SHIFT;
+            let len = end - ip;
+            // Short matches decode slowly, and far ones cost 4 bytes.
+            if len >= MIN_LEN && !(len <= 5 && distance > MAX_DISTANCE) {
+                return (ip, rf, end);
+            }
+        }
+        ip += 1;
+    }
+    (ip, NOT_FOUND, ip)
+}
+
+/// [`next_candidate`]'s and [`next_match`]'s "nothing found" marker.
+const NOT_FOUND: usize = usize::MAX;
+
 /// Where a match ends: compares `buf[ip..]` with `buf[rf..]` (`rf < ip`) and returns one past
 /// the first differing position, or `bound` if they agree on everything before `bound`.
 ///
 /// The "one past" is the reference's convention (both for runs and for ordinary matches) and
 /// matters for the exact output: the caller then backs off by [`IP_SHIFT`].
 #[inline(always)]
-fn match_end(buf: &[u8], mut ip: usize, mut rf: usize, bound: usize) -> usize {
-    while ip + 8 <= bound {
-        let diff = read_u64(buf, ip) ^ read_u64(buf, rf);
-        if diff != 0 {
-            return ip + (diff.trailing_zeros() / 8) as usize + 1;
+fn match_end(buf: &[u8], ip: usize, rf: usize, bound: usize) -> usize {
+    let cur = &buf[ip..bound];
+    let old = &buf[rf..rf + cur.len()];
+    let mut i = 0;
+    for (c, o) in cur.chunks_exact(8).zip(old.chunks_exact(8)) {
+        let c = u64::from_le_bytes(c.try_into().unwrap());
+        let o = u64::from_le_bytes(o.try_into().unwrap());
+        if c != o {
+            return ip + i + ((c ^ o).trailing_zeros() / 8) as usize + 1;
         }
-        ip += 8;
-        rf += 8;
+        i += 8;
     }
-    while ip < bound {
-        if buf[ip] != buf[rf] {
-            return ip + 1;
+    for (c, o) in cur[i..].iter().zip(&old[i..]) {
+        i += 1;
+        if c != o {
+            return ip + i;
         }
-        ip += 1;
-        rf += 1;
     }
     bound
 }
 
-/// Number of bytes a match of (biased) length `len` and (biased) distance `dist` takes.
+/// Number of bytes a match instruction takes, for length code `len` (the match covers
+/// `len + 2` bytes) and distance code `dist` (the distance minus one).
 #[inline(always)]
 fn match_cost(len: usize, dist: usize) -> usize {
     let base = if dist < MAX_DISTANCE { 2 } else { 4 };
@@ -156,49 +244,93 @@ fn probe_ratio<const N: usize>(region: &[u8], htab: &mut [u32; N]) -> f64 {
         return 0.0;
     }
     let ip_bound = limit - 1;
-    let ip_limit = limit - 12;
 
-    // The stream opens with a literal run of 4 bytes (control byte + 4).
+    // The count starts as if a literal run of 4 bytes (control byte + 4) had been written,
+    // although scanning starts at the first byte.
     let mut oc: usize = 5;
+    // Length of the current literal run before `lit_start` (modulo MAX_COPY); literals from
+    // `lit_start` on are counted lazily, when the run ends.
     let mut copy: usize = 4;
+    let mut lit_start: usize = 0;
     let mut ip: usize = 0;
-    while ip < ip_limit {
-        let anchor = ip;
-        let seq = read_u32(buf, ip);
-        let h = hash::<N>(seq);
-        let rf = htab[h] as usize;
-        htab[h] = anchor as u32;
-        let distance = anchor - rf;
-        if distance != 0 && distance < MAX_FAR_DISTANCE && read_u32(buf, rf) == seq {
-            let end = match_end(buf, anchor + 4, rf + 4, ip_bound) - IP_SHIFT;
-            let len = end - anchor;
-            if len >= MIN_LEN {
-                if copy == 0 {
-                    // The literal-run control byte assumed after the last match is not needed.
-                    oc -= 1;
-                }
-                copy = 0;
-                oc += match_cost(len, distance - 1);
-                htab[hash::<N>(read_u32(buf, end))] = end as u32;
-                ip = end + 2;
-                // A literal run is assumed to follow.
-                oc += 1;
-                continue;
-            }
+    loop {
+        let (anchor, rf) = next_candidate(buf, htab, ip);
+        if rf == NOT_FOUND {
+            ip = anchor;
+            break;
         }
-        oc += 1;
-        ip = anchor + 1;
-        copy += 1;
-        if copy == MAX_COPY {
-            copy = 0;
-            oc += 1;
+        let end = match_end(buf, anchor + 4, rf + 4, ip_bound) - IP_SHIFT;
+        let len = end - anchor;
+        if len < MIN_LEN {
+            ip = anchor + 1;
+            continue;
         }
+        // Close the literal run: one byte per literal plus a control byte each time the run
+        // reaches MAX_COPY; the control byte assumed after the last full group is not needed.
+        let run = copy + (anchor - lit_start);
+        oc += (anchor - lit_start) + run / MAX_COPY;
+        if run % MAX_COPY == 0 {
+            oc -= 1;
+        }
+        copy = 0;
+        // The match, then the control byte of the literal run assumed to follow.
+        oc += match_cost(len, anchor - rf - 1) + 1;
+        htab[hash::<N>(read_u32(buf, end))] = end as u32;
+        ip = end + 2;
+        lit_start = ip;
     }
+    let run = copy + (ip - lit_start);
+    oc += (ip - lit_start) + run / MAX_COPY;
     ip as f64 / oc as f64
 }
 
-/// The compressor, for a hash table of `N` entries.
-fn compress_with<const N: usize>(clevel: usize, input: &[u8], out: &mut [u8]) -> usize {
+/// Writes the literal run `input[start..end]` at `op`, in groups of up to [`MAX_COPY`] bytes
+/// each preceded by its control byte, and returns the new output position, or `None` when the
+/// reference would have run out of room (it wants two free bytes before writing each literal).
+#[inline(always)]
+fn write_literals(
+    out: &mut [u8],
+    op: usize,
+    input: &[u8],
+    start: usize,
+    end: usize,
+) -> Option<usize> {
+    let k = end - start;
+    if k == 0 {
+        return Some(op);
+    }
+    // Where the reference stands before writing the last literal.
+    let last = op + 1 + (k - 1) + (k - 1) / MAX_COPY;
+    if last + 2 > out.len() {
+        return None;
+    }
+    if k <= MAX_COPY {
+        if let (Some(dst), Some(src)) = (
+            out.get_mut(op + 1..op + 1 + MAX_COPY),
+            input.get(start..start + MAX_COPY),
+        ) {
+            // Short run with room to spare: fixed-size copy, the excess is overwritten later.
+            dst.copy_from_slice(src);
+            out[op] = (k - 1) as u8;
+            return Some(op + 1 + k);
+        }
+    }
+    let mut op = op;
+    for group in input[start..end].chunks(MAX_COPY) {
+        out[op] = (group.len() - 1) as u8;
+        out[op + 1..op + 1 + group.len()].copy_from_slice(group);
+        op += 1 + group.len();
+    }
+    Some(op)
+}
+
+/// The compressor, for a hash table of `N` entries; `HASH_TWICE` (clevel 9) makes the table
+/// learn two positions at the end of each match instead of one.
+fn compress_with<const N: usize, const HASH_TWICE: bool>(
+    clevel: usize,
+    input: &[u8],
+    out: &mut [u8],
+) -> usize {
     let length = input.len();
     let mut htab = [0u32; N];
 
@@ -219,108 +351,63 @@ fn compress_with<const N: usize>(clevel: usize, input: &[u8], out: &mut [u8]) ->
     htab.fill(0);
 
     let out_len = out.len();
-    let ip_bound = length - 1;
-    let ip_limit = length - 12;
 
-    // Open with a literal run holding the first 4 bytes; its control byte is patched later.
-    out[0] = (MAX_COPY - 1) as u8;
-    out[1..5].copy_from_slice(&input[..4]);
-    let mut op: usize = 5;
+    // Literals are written lazily: `lit_start..anchor` is the pending literal run, to be
+    // written at `op` when the next match (or the end) is reached.  The stream opens with a
+    // literal run, and the search starts at byte 4 (the first 4 bytes are always literals).
+    let mut op: usize = 0;
+    let mut lit_start: usize = 0;
     let mut ip: usize = 4;
-    let mut copy: usize = 4;
-
-    while ip < ip_limit {
-        let anchor = ip;
-        let seq = read_u32(input, ip);
-        let h = hash::<N>(seq);
-        let rf = htab[h] as usize;
-        htab[h] = anchor as u32;
-        let distance = anchor - rf;
-
-        if distance != 0 && distance < MAX_FAR_DISTANCE && read_u32(input, rf) == seq {
-            let dist = distance - 1;
-            let end = match_end(input, anchor + 4, rf + 4, ip_bound) - IP_SHIFT;
-            let len = end - anchor;
-            if len >= MIN_LEN && (len > 5 || dist < MAX_DISTANCE) {
-                // Close the pending literal run: patch its length, or drop its unused
-                // control byte.
-                if copy != 0 {
-                    out[op - copy - 1] = (copy - 1) as u8;
-                } else {
-                    op -= 1;
-                }
-                copy = 0;
-
-                let cost = match_cost(len, dist);
-                if op + cost > out_len {
-                    return 0;
-                }
-                op = write_match(out, op, len, dist);
-
-                // Teach the hash table the position where the match stops.
-                let seq = read_u32(input, end);
-                htab[hash::<N>(seq)] = end as u32;
-                if clevel == 9 {
-                    htab[hash::<N>(seq >> 8)] = (end + 1) as u32;
-                }
-                ip = end + 2;
-
-                // Assume a literal run follows.
-                if op + 1 > out_len {
-                    return 0;
-                }
-                out[op] = (MAX_COPY - 1) as u8;
-                op += 1;
-                continue;
-            }
+    loop {
+        let (anchor, rf, end) = next_match(input, &mut htab, ip);
+        if rf == NOT_FOUND {
+            break;
         }
-
-        // Emit `input[anchor]` as a literal.
-        if op + 2 > out_len {
+        // Distance code: 0 means the previous byte.
+        let dist = anchor - rf - 1;
+        let len = end - anchor;
+        op = match write_literals(out, op, input, lit_start, anchor) {
+            Some(op) => op,
+            None => return 0,
+        };
+        // The match, plus room for the control byte of the literal run that is assumed to
+        // follow (the reference checks for it).
+        if op + match_cost(len, dist) + 1 > out_len {
             return 0;
         }
-        out[op] = input[anchor];
-        op += 1;
-        ip = anchor + 1;
-        copy += 1;
-        if copy == MAX_COPY {
-            copy = 0;
-            out[op] = (MAX_COPY - 1) as u8;
-            op += 1;
+        op = write_match(out, op, len, dist);
+
+        // Teach the hash table the position where the match stops.
+        let seq = read_u32(input, end);
+        htab[hash::<N>(seq)] = end as u32;
+        if HASH_TWICE {
+            htab[hash::<N>(seq >> 8)] = (end + 1) as u32;
         }
+        ip = end + 2;
+        lit_start = ip;
     }
 
     // Whatever is left goes out as literals.
-    while ip <= ip_bound {
-        if op + 2 > out_len {
-            return 0;
-        }
-        out[op] = input[ip];
-        op += 1;
-        ip += 1;
-        copy += 1;
-        if copy == MAX_COPY {
-            copy = 0;
-            out[op] = (MAX_COPY - 1) as u8;
-            op += 1;
-        }
-    }
-    if copy != 0 {
-        out[op - copy - 1] = (copy - 1) as u8;
-    } else {
-        op -= 1;
-    }
+    op = match write_literals(out, op, input, lit_start, length) {
+        Some(op) => op,
+        None => return 0,
+    };
 
     // Format marker in the top bits of the first control byte.
     out[0] |= 1 << 5;
     op
 }
 
-/// Writes a match instruction at `op` (room already checked) and returns the new position.
+/// Writes the instruction for a match of length code `len` and distance code `dist` at `op`
+/// (room already checked) and returns the new position.
 #[inline(always)]
 fn write_match(out: &mut [u8], mut op: usize, len: usize, dist: usize) -> usize {
     let far = dist >= MAX_DISTANCE;
-    let (hi, lo) = if far { (31, 255) } else { (dist >> 8, dist & 255) };
+    let (hi, lo) = if far {
+        (31, 255)
+    } else {
+        (dist >> 8, dist & 255)
+    };
     if len < 7 {
         out[op] = ((len << 5) + hi) as u8;
         op += 1;
@@ -358,18 +445,97 @@ fn write_match(out: &mut [u8], mut op: usize, len: usize, dist: usize) -> usize 
 /// Never panics and never touches memory outside the two slices, whatever `input` holds.
 /// For speed, bytes of `output` past the returned length may be overwritten (as the reference
 /// does).
+// Not inlined into callers: the decoding loop needs every register it can get.
+#[inline(never)]
 pub fn decompress(input: &[u8], output: &mut [u8]) -> Option<usize> {
     let in_len = input.len();
     let out_len = output.len();
-    if in_len == 0 {
+    let first = *input.first()?;
+
+    // The first instruction is a literal run; the top bits are the format marker.
+    let run = (first & 31) as usize + 1;
+    if run > out_len || run > in_len - 1 {
         return None;
     }
-    let mut ip: usize = 1;
-    let mut op: usize = 0;
-    // The first instruction is a literal run; the top bits are the format marker.
-    let mut ctrl = (input[0] & 31) as usize;
+    output[..run].copy_from_slice(&input[1..1 + run]);
+    let mut ip = 1 + run;
+    let mut op = run;
 
+    // The fast path runs while `ip < fast_in_end` and `op < fast_out_end`.
+    let fast_in_end = (in_len + 1).saturating_sub(FAST_IN);
+    let fast_out_end = (out_len + 1).saturating_sub(FAST_OUT);
+    // `ip` is at a control byte (or the end of the input) at the top of each iteration.
     loop {
+        // Fast path: far enough from both ends that short instructions need no checks
+        // besides the distance.
+        if ip < fast_in_end && op < fast_out_end {
+            let (done, rest) = output.split_at_mut(op);
+            let win: &[u8; FAST_IN] = input[ip..ip + FAST_IN].try_into().unwrap();
+            let ctrl = win[0] as usize;
+            if ctrl < 32 {
+                // Literal run of up to 32 bytes: copy 16 or 32, the excess is overwritten
+                // later.
+                if ctrl < 16 {
+                    rest[..16].copy_from_slice(&win[1..17]);
+                } else {
+                    rest[..MAX_COPY].copy_from_slice(&win[1..1 + MAX_COPY]);
+                }
+                ip += ctrl + 2;
+                op += ctrl + 1;
+                continue;
+            }
+            if ctrl < 7 << 5 {
+                // Short match (3 to 8 bytes): the most common instruction.
+                let len = (ctrl >> 5) + 2;
+                let code = win[1] as usize;
+                if code != 255 || ctrl & 31 != 31 {
+                    let dist = ((ctrl & 31) << 8) + code + 1;
+                    if dist > op {
+                        return None;
+                    }
+                    ip += 2;
+                    if dist >= 8 {
+                        // One 8-byte copy; its source ends before the destination starts.
+                        rest[..8].copy_from_slice(&done[op - dist..][..8]);
+                    } else {
+                        copy_match(output, op, dist, len);
+                    }
+                    op += len;
+                    continue;
+                }
+            }
+            if ctrl < 7 << 5 || win[1] != 255 {
+                // Other matches with at most one length extension byte.
+                let (len, at) = if ctrl < 7 << 5 {
+                    ((ctrl >> 5) + 2, 1)
+                } else {
+                    (win[1] as usize + 9, 2)
+                };
+                let code = win[at] as usize;
+                let (dist, used) = if code == 255 && ctrl & 31 == 31 {
+                    (
+                        ((win[at + 1] as usize) << 8 | win[at + 2] as usize) + MAX_DISTANCE + 1,
+                        at + 3,
+                    )
+                } else {
+                    (((ctrl & 31) << 8) + code + 1, at + 1)
+                };
+                if dist > op || len > out_len - op {
+                    return None;
+                }
+                ip += used;
+                copy_match(output, op, dist, len);
+                op += len;
+                continue;
+            }
+        }
+
+        // Careful path, near the ends of the buffers (or for very long matches).
+        if ip >= in_len {
+            break;
+        }
+        let ctrl = input[ip] as usize;
+        ip += 1;
         if ctrl >= 32 {
             // Match.
             let mut len = (ctrl >> 5) - 1;
@@ -408,10 +574,9 @@ pub fn decompress(input: &[u8], output: &mut [u8]) -> Option<usize> {
                 return None;
             }
             if ip >= in_len {
+                // Like the reference, a trailing match is not copied.
                 break;
             }
-            ctrl = input[ip] as usize;
-            ip += 1;
             copy_match(output, op, dist, len);
             op += len;
         } else {
@@ -420,23 +585,19 @@ pub fn decompress(input: &[u8], output: &mut [u8]) -> Option<usize> {
             if run > out_len - op || run > in_len - ip {
                 return None;
             }
-            if ip + MAX_COPY <= in_len && op + MAX_COPY <= out_len {
-                // Fixed-size copy (the run is at most 32 bytes); the excess is rewritten later.
-                output[op..op + MAX_COPY].copy_from_slice(&input[ip..ip + MAX_COPY]);
-            } else {
-                output[op..op + run].copy_from_slice(&input[ip..ip + run]);
-            }
+            output[op..op + run].copy_from_slice(&input[ip..ip + run]);
             op += run;
             ip += run;
-            if ip >= in_len {
-                break;
-            }
-            ctrl = input[ip] as usize;
-            ip += 1;
         }
     }
     Some(op)
 }
+
+/// Input bytes needed ahead of a control byte for the decoder's fast path: the longest
+/// instruction it handles there (4 bytes) or a literal control byte plus 32 bytes.
+const FAST_IN: usize = 1 + MAX_COPY;
+/// Output room needed for the fast path: 32 for literal copies, 16 for short match copies.
+const FAST_OUT: usize = MAX_COPY;
 
 /// Copies `len` bytes from `dist` bytes behind `op` to `op`, with LZ77 semantics (the source
 /// may overlap the destination, repeating the last `dist` bytes).  The caller has checked
@@ -445,53 +606,106 @@ pub fn decompress(input: &[u8], output: &mut [u8]) -> Option<usize> {
 #[inline(always)]
 fn copy_match(out: &mut [u8], op: usize, dist: usize, len: usize) {
     let src = op - dist;
+    // Fast paths: one fixed-size, non-overlapping copy (the common short match).
+    if len <= 16 && out.len() - op >= 16 {
+        if dist >= len {
+            // A 16-byte memmove (load, then store) is right even when the 16 bytes overlap,
+            // as long as the `len` bytes that matter do not.
+            out.copy_within(src..src + 16, op);
+            return;
+        }
+        if dist >= 8 {
+            // Two 8-byte steps; the second reads what the first wrote.
+            out.copy_within(src..src + 8, op);
+            out.copy_within(src + 8..src + 16, op + 8);
+            return;
+        }
+        copy_short_period(out, op, dist, len);
+        return;
+    } else if dist >= len {
+        out.copy_within(src..src + len, op);
+        return;
+    }
+    copy_overlapping(out, op, dist, len);
+}
+
+/// 8 bytes of the pattern of period `dist` (1 to 7) whose first `dist` bytes are the low bytes
+/// of `w` (little-endian).
+#[inline(always)]
+fn repeat_pattern(w: u64, dist: usize) -> u64 {
+    match dist {
+        1 => (w & 0xFF) * 0x0101_0101_0101_0101,
+        2 => (w & 0xFFFF) * 0x0001_0001_0001_0001,
+        4 => (w & 0xFFFF_FFFF) * 0x0000_0001_0000_0001,
+        _ => {
+            let bits = 8 * dist as u32;
+            let p = w & ((1u64 << bits) - 1);
+            let mut v = p;
+            let mut sh = bits;
+            while sh < 64 {
+                v |= p << sh;
+                sh += bits;
+            }
+            v
+        }
+    }
+}
+
+/// For a period `dist` below 8, the smallest multiple of it that is at least 8.
+const WIDE_STEP: [usize; 8] = [8, 8, 8, 9, 8, 10, 12, 14];
+
+/// [`copy_match`] for `dist < 8`, `dist < len <= 16`, with 16 bytes of room at `op`: builds
+/// 8 bytes of the repeating pattern in a register.
+#[inline(never)]
+fn copy_short_period(out: &mut [u8], op: usize, dist: usize, len: usize) {
+    let v = repeat_pattern(read_u64(out, op - dist), dist);
+    out[op..op + 8].copy_from_slice(&v.to_le_bytes());
+    if len > 8 {
+        // Continue the pattern from a multiple of the period at least 8 bytes back.
+        let v2 = read_u64(out, op + 8 - WIDE_STEP[dist]);
+        out[op + 8..op + 16].copy_from_slice(&v2.to_le_bytes());
+    }
+}
+
+/// The general case of [`copy_match`]: `dist < len`, the source overlaps the destination.
+#[inline(never)]
+fn copy_overlapping(out: &mut [u8], op: usize, dist: usize, len: usize) {
     let end = op + len;
     if dist == 1 {
-        let b = out[src];
+        let b = out[op - 1];
         out[op..end].fill(b);
         return;
     }
-    if dist >= 16 {
-        if dist >= len && len > 64 {
-            out.copy_within(src..src + len, op);
-            return;
-        }
-        if end + 16 <= out.len() {
-            // 16-byte chunks never overlap their own source since `dist >= 16`.
-            let mut s = src;
-            let mut d = op;
-            loop {
-                let chunk: [u8; 16] = out[s..s + 16].try_into().unwrap();
-                out[d..d + 16].copy_from_slice(&chunk);
-                d += 16;
-                s += 16;
-                if d >= end {
-                    return;
-                }
-            }
-        }
-        if dist >= len {
-            out.copy_within(src..src + len, op);
-            return;
-        }
-    }
-    // Short distance (or no room for chunked copies): the output is periodic with period
-    // `dist`, so any multiple of it is an equally valid distance.  Widen it to >= 8 bytes.
-    let step = if dist >= 8 { dist } else { dist * 8usize.div_ceil(dist) };
+    // The output is periodic with period `dist`, so any multiple of it is an equally valid
+    // distance; chunks never read bytes they (or later chunks) write when the distance is at
+    // least the chunk size.  Chunks may run past `end` while there is room; the last bytes
+    // before the end of `out` are copied one at a time.
+    let room = out.len();
     let mut d = op;
-    // Bytes whose widened source would lie before `src` are copied one at a time.
-    let head = end.min(op + (step - dist));
-    while d < head {
-        out[d] = out[d - dist];
-        d += 1;
-    }
-    while d + 8 <= end || (d < end && d + 8 <= out.len()) {
-        let chunk: [u8; 8] = out[d - step..d - step + 8].try_into().unwrap();
-        out[d..d + 8].copy_from_slice(&chunk);
-        d += 8;
+    if dist >= 16 {
+        while d < end && d + 16 <= room {
+            out.copy_within(d - dist..d - dist + 16, d);
+            d += 16;
+        }
+    } else if op + 8 <= room {
+        let step = if dist < 8 {
+            // The first 8 bytes come from a register; from then on a multiple of the period
+            // at least 8 bytes back is available.
+            let v = repeat_pattern(read_u64(out, op - dist), dist);
+            out[op..op + 8].copy_from_slice(&v.to_le_bytes());
+            d += 8;
+            WIDE_STEP[dist]
+        } else {
+            dist
+        };
+        while d < end && d + 8 <= room {
+            let v = read_u64(out, d - step);
+            out[d..d + 8].copy_from_slice(&v.to_le_bytes());
+            d += 8;
+        }
     }
     while d < end {
-        out[d] = out[d - step];
+        out[d] = out[d - dist];
         d += 1;
     }
 }
@@ -527,7 +741,9 @@ mod tests {
     fn corpus() -> Vec<(String, Vec<u8>)> {
         let mut rng = Rng::new(42);
         let mut v: Vec<(String, Vec<u8>)> = Vec::new();
-        for &n in &[0usize, 1, 2, 15, 16, 17, 31, 32, 65, 66, 67, 100, 255, 1000, 4096, 65536] {
+        for &n in &[
+            0usize, 1, 2, 15, 16, 17, 31, 32, 65, 66, 67, 100, 255, 1000, 4096, 65536,
+        ] {
             v.push((format!("zeros{n}"), vec![0; n]));
             v.push((format!("ramp{n}"), (0..n).map(|i| i as u8).collect()));
             let mut r = vec![0; n];
@@ -537,7 +753,10 @@ mod tests {
         for &n in &[1usize << 10, 1 << 16, 1 << 20, 3 << 20] {
             // Repeated pattern with short and long periods.
             for &p in &[2usize, 3, 7, 13, 100, 9000, 70000] {
-                v.push((format!("pat{p}_{n}"), (0..n).map(|i| ((i % p) * 31 % 251) as u8).collect()));
+                v.push((
+                    format!("pat{p}_{n}"),
+                    (0..n).map(|i| ((i % p) * 31 % 251) as u8).collect(),
+                ));
             }
             // Smooth floats.
             let f: Vec<u8> = (0..n / 8)
@@ -551,7 +770,9 @@ mod tests {
                 .collect();
             v.push((format!("noisyf32_{n}"), f));
             // Text-like.
-            let words = ["the ", "quick ", "brown ", "fox ", "jumps ", "over ", "lazy ", "dog. ", "\n"];
+            let words = [
+                "the ", "quick ", "brown ", "fox ", "jumps ", "over ", "lazy ", "dog. ", "\n",
+            ];
             let mut t = Vec::with_capacity(n);
             while t.len() < n {
                 t.extend_from_slice(words[nr.below(words.len())].as_bytes());
@@ -591,7 +812,11 @@ mod tests {
                 }
                 assert!(n <= comp.len());
                 let mut dec = vec![0u8; data.len()];
-                assert_eq!(decompress(&comp[..n], &mut dec), Some(data.len()), "{name} clevel {clevel}");
+                assert_eq!(
+                    decompress(&comp[..n], &mut dec),
+                    Some(data.len()),
+                    "{name} clevel {clevel}"
+                );
                 assert!(dec == data, "{name} clevel {clevel}");
             }
         }
@@ -636,6 +861,36 @@ mod tests {
         for clevel in 1..=9 {
             let mut comp = vec![0u8; data.len() * 2];
             assert_eq!(compress(clevel, &data, &mut comp), 0);
+        }
+    }
+
+    #[test]
+    fn compress_never_panics_and_round_trips() {
+        // Random sizes, levels (including out-of-range ones) and output capacities.
+        let mut rng = Rng::new(2024);
+        for _ in 0..3000 {
+            let len = rng.below(5000);
+            let period = 1 + rng.below(300);
+            let noise = rng.below(20) + 1;
+            let data: Vec<u8> = (0..len)
+                .map(|i| {
+                    if rng.below(noise) == 0 {
+                        rng.next_u64() as u8
+                    } else {
+                        (i % period) as u8
+                    }
+                })
+                .collect();
+            let clevel = rng.below(13) as i32 - 1;
+            let cap = rng.below(len + 100);
+            let mut out = vec![0u8; cap];
+            let n = compress(clevel, &data, &mut out);
+            assert!(n <= cap);
+            if n > 0 {
+                let mut dec = vec![0u8; len];
+                assert_eq!(decompress(&out[..n], &mut dec), Some(len));
+                assert!(dec == data);
+            }
         }
     }
 
@@ -712,7 +967,9 @@ mod tests {
     #[test]
     fn decoder_rejects_garbage_without_panicking() {
         let mut rng = Rng::new(99);
-        let data: Vec<u8> = (0..20000u32).flat_map(|i| ((i / 7) as u16).to_le_bytes()).collect();
+        let data: Vec<u8> = (0..20000u32)
+            .flat_map(|i| ((i / 7) as u16).to_le_bytes())
+            .collect();
         let mut comp = vec![0u8; data.len()];
         let n = compress(9, &data, &mut comp);
         assert!(n > 0);
@@ -742,7 +999,11 @@ mod tests {
             if rng.below(4) == 0 {
                 m.truncate(rng.below(m.len() + 1));
             }
-            let cap = if rng.below(8) == 0 { rng.below(out.len() + 1) } else { out.len() };
+            let cap = if rng.below(8) == 0 {
+                rng.below(out.len() + 1)
+            } else {
+                out.len()
+            };
             if let Some(k) = decompress(&m, &mut out[..cap]) {
                 assert!(k <= cap);
             }

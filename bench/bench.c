@@ -44,7 +44,7 @@ int main(int argc, char **argv) {
   double budget = argc > 1 ? atof(argv[1]) : 0.15;
   const char *rain = argc > 2 ? argv[2] : NULL;
   blosc2_init();
-  const int N = 8 << 20;
+  const int N = 4 << 20;
   dataset sets[4];
   int nsets = 0;
   float *smooth = malloc(N);

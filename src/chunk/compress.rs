@@ -591,7 +591,7 @@ impl Compressor {
     /// goes. Returns the chunk length, or 0 when it does not fit in `dest`.
     fn compress_blocks(&self, job: &Job<'_>, dest: &mut [u8], hlen: usize, start: usize, nthreads: usize) -> Result<usize> {
         let training = matches!(job.dict, DictMode::Training);
-        if nthreads <= 1 || job.nblocks <= 1 {
+        if nthreads <= 1 || job.nblocks <= 1 || job.nbytes < super::decompress::PARALLEL_MIN_BYTES {
             let mut sc = self.workers.scratch(0);
             let mut pos = start;
             for j in 0..job.nblocks {
@@ -624,17 +624,26 @@ impl Compressor {
                 if j >= job.nblocks {
                     return;
                 }
-                let mut out = vec![0u8; job.block_bound(j)];
-                match compress_block(job, j, tid, &mut out, &mut sc) {
+                // Compress into this thread's scratch, keep an exact-size copy.
+                let mut out = std::mem::take(&mut sc.out);
+                if out.len() < job.block_bound(j) {
+                    out.resize(job.block_bound(j), 0);
+                }
+                let r = compress_block(job, j, tid, &mut out, &mut sc);
+                let kept = match &r {
+                    Ok(n) if *n > 0 => Some(out[..*n].to_vec()),
+                    _ => None,
+                };
+                sc.out = out;
+                match r {
                     Ok(0) => {
                         failed.store(true, Ordering::Relaxed);
                     }
                     Ok(n) => {
-                        out.truncate(n);
                         if total.fetch_add(n, Ordering::Relaxed) + n > limit {
                             failed.store(true, Ordering::Relaxed);
                         }
-                        *results[j].lock().unwrap_or_else(|e| e.into_inner()) = Some(out);
+                        *results[j].lock().unwrap_or_else(|e| e.into_inner()) = kept;
                     }
                     Err(e) => {
                         *error.lock().unwrap_or_else(|e| e.into_inner()) = Some(e);

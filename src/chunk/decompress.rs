@@ -15,6 +15,10 @@ use crate::error::{Error, Result};
 use crate::filters::registry::FilterCallContext;
 use crate::filters::{self, registry as filter_registry};
 
+/// Below this many bytes a chunk is handled by the calling thread alone: waking workers
+/// costs more than the work.
+pub const PARALLEL_MIN_BYTES: usize = 128 * 1024;
+
 /// Reads the blocks of a lazy chunk (one whose data stayed on disk) on demand.
 pub trait LazyReader: Send + Sync {
     /// Read `len` bytes of chunk `nchunk` starting at byte `offset` of that chunk, where the
@@ -243,8 +247,19 @@ impl Decompressor {
             self.decode_block(&view, 0, 0, first, None, &mut sc)?;
         }
         let dref: &[u8] = first;
-        if view.nblocks > 1 {
-            // Hand out disjoint output slices, one per block.
+        if view.nblocks > 1 && (nthreads <= 1 || view.nbytes < PARALLEL_MIN_BYTES) {
+            // Serial: walk the remaining blocks in place.
+            let mut sc = self.workers.scratch(0);
+            let mut tail = rest;
+            for j in 1..view.nblocks {
+                let (out, t) = std::mem::take(&mut tail).split_at_mut(view.block_len(j));
+                tail = t;
+                if !masked(j) {
+                    self.decode_block(&view, j, 0, out, Some(dref), &mut sc)?;
+                }
+            }
+        } else if view.nblocks > 1 {
+            // Parallel: hand out disjoint output slices, one per block.
             let mut slices: Vec<Mutex<Option<&mut [u8]>>> = Vec::with_capacity(view.nblocks - 1);
             let mut tail = rest;
             for j in 1..view.nblocks {
@@ -273,11 +288,7 @@ impl Decompressor {
                     }
                 }
             };
-            if nthreads > 1 {
-                self.workers.run(nthreads, &work)?;
-            } else {
-                work(0);
-            }
+            self.workers.run(nthreads, &work)?;
             if let Some(e) = error.into_inner().unwrap_or_else(|e| e.into_inner()) {
                 return Err(e);
             }
@@ -410,11 +421,16 @@ impl Decompressor {
             format_version: view.header.version,
             call: &self.call,
         };
-        let stages: Vec<(u8, u8)> = (0..MAX_FILTERS)
-            .rev()
-            .filter(|&i| view.header.filters[i] != NOFILTER && view.header.filters[i] != TRUNC_PREC)
-            .map(|i| (view.header.filters[i], view.header.filters_meta[i]))
-            .collect();
+        let mut stage_buf = [(0u8, 0u8); MAX_FILTERS];
+        let mut nstages = 0;
+        for i in (0..MAX_FILTERS).rev() {
+            let f = view.header.filters[i];
+            if f != NOFILTER && f != TRUNC_PREC {
+                stage_buf[nstages] = (f, view.header.filters_meta[i]);
+                nstages += 1;
+            }
+        }
+        let stages = &stage_buf[..nstages];
         let Scratch { bufs, codec: cscratch, .. } = sc;
         // Streams go straight into `out` when no filter needs undoing.
         let direct = stages.is_empty() || stages.iter().all(|s| s.0 == DELTA);
@@ -479,7 +495,7 @@ impl Decompressor {
             }
         }
         if direct {
-            for _ in &stages {
+            for _ in stages {
                 filters::delta_decode(dref.unwrap_or(&[]), offset, out, view.typesize);
             }
             return Ok(());

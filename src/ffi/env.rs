@@ -27,10 +27,9 @@ pub fn var(name: &str) -> Option<String> {
     std::env::var_os(name).map(|v| v.to_string_lossy().into_owned())
 }
 
-/// An integer variable, if set. Like the reference, a value equal to `EINVAL` (22) is
-/// treated as a parse failure and ignored.
+/// An integer variable, if set.
 pub fn int_var(name: &str) -> Option<i64> {
-    var(name).map(|v| strtol(&v)).filter(|&v| v != 22)
+    var(name).map(|v| strtol(&v))
 }
 
 #[cfg(test)]

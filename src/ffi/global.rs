@@ -361,7 +361,7 @@ pub unsafe extern "C" fn blosc2_compress(
             // SAFETY: a valid C string.
             let r = unsafe { blosc1_set_compressor(c.as_ptr()) };
             if r < 0 {
-                return r;
+                return Error::CodecSupport.code();
             }
         }
         if let Some(v) = env::int_var("BLOSC_BLOCKSIZE") {

@@ -167,7 +167,8 @@ pub unsafe extern "C" fn blosc2_register_codec(codec: *mut blosc2_codec) -> c_in
         match codec_reg::register(Arc::new(cc)) {
             Ok(()) => 0,
             Err(codec_reg::RegisterError::Full) => Error::CodecSupport.code(),
-            Err(codec_reg::RegisterError::Duplicate) => Error::CodecParam.code(),
+            // Registering an id again is accepted (the first registration stays), as in 3.3.
+            Err(codec_reg::RegisterError::Duplicate) => 0,
         }
     })
 }
@@ -194,7 +195,8 @@ pub unsafe extern "C" fn blosc2_register_filter(filter: *mut blosc2_filter) -> c
         match filter_reg::register(Arc::new(cf)) {
             Ok(()) => 0,
             Err(filter_reg::RegisterError::Full) => Error::CodecSupport.code(),
-            Err(filter_reg::RegisterError::Duplicate) => Error::Failure.code(),
+            // Registering an id again is accepted (the first registration stays), as in 3.3.
+            Err(filter_reg::RegisterError::Duplicate) => 0,
         }
     })
 }

@@ -50,11 +50,13 @@ pub fn compute_blocksize(
     if nbytes < typesize {
         return 1;
     }
+    if user_blocksize != 0 {
+        // A forced block size is only capped to the buffer, never rounded to the typesize.
+        return user_blocksize.min(nbytes).max(1);
+    }
     let split = split_block(splitmode, codec, clevel, filter_flags, typesize, nbytes);
     let mut blocksize = nbytes;
-    if user_blocksize != 0 {
-        blocksize = user_blocksize;
-    } else {
+    {
         if nbytes >= L1 {
             blocksize = L1;
             if codec.is_hcr() {

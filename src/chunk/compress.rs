@@ -334,7 +334,10 @@ impl Compressor {
         let use_dict = p.use_dict
             && !memcpyed
             && matches!(codec.tuning(), Codec::Zstd | Codec::Lz4 | Codec::Lz4Hc);
+        // A block that is not a whole number of items is never split: the reference splits it
+        // anyway and loses its last bytes (they fall outside the equal-size streams).
         let dont_split = use_dict
+            || blocksize % typesize != 0
             || !split_block(p.splitmode, codec.tuning(), p.clevel, filter_flags, typesize as i32, blocksize as i32);
 
         let mut flags = if extended { DOSHUFFLE | DOBITSHUFFLE } else { 0 };

@@ -179,8 +179,20 @@ impl ChunkHeader {
             }
             let special = h.special().ok_or(Error::Data)?;
             if special != Special::None {
+                if h.blosc2_flags2 & VL_BLOCKS != 0 {
+                    return Err(Error::InvalidHeader);
+                }
                 // A special chunk may end with a partial element (the reference writes
-                // all-zero chunks of any length), so nbytes need not be a multiple of typesize.
+                // all-zero chunks of any length), so nbytes need not be a multiple of typesize;
+                // but value and NaN chunks are filled block by block, so their blocks must hold
+                // whole items.
+                let ts = h.typesize as i32;
+                if matches!(special, Special::Value | Special::Nan)
+                    && h.nbytes > 0
+                    && (h.nbytes % ts != 0 || h.blocksize % ts != 0)
+                {
+                    return Err(Error::InvalidHeader);
+                }
                 if special == Special::Value
                     && h.cbytes < EXTENDED_HEADER_LENGTH as i32 + h.typesize as i32
                 {

@@ -1,0 +1,458 @@
+//! The logic of every fuzz target, shared by the cargo-fuzz binaries (fuzz_targets/*.rs) and
+//! by the corpus replay test (tests/fuzz_corpus.rs), so it exists once.
+//!
+//! Each target reads a few control bytes from the front of its input, then hands the rest to
+//! the library's C-ABI functions (called as Rust functions). Checks made on every input:
+//! - no panic (under libFuzzer the panic hook aborts, even for panics the library's own
+//!   panic boundary catches; the replay test counts them with its own hook);
+//! - every destination buffer is surrounded by guard bytes, which must stay untouched;
+//! - return codes are in range (never more bytes than the destination holds);
+//! - when two ways of decoding the same chunk both succeed, they agree (1 vs 2 threads,
+//!   context vs global decompression, getitem vs full decompression, one VL block vs all);
+//! - a compressed chunk decompresses back to its source (where the reference's would: see
+//!   `lossless`).
+//!
+//! Input layouts (all integers little-endian; missing control bytes read as 0):
+//!
+//! ```text
+//! - decompress: 8 control bytes, then the chunk (`srcsize` = its exact length).
+//!     [0] bit0: nthreads 2 (else 1); bits1-2: dest-size mode (0 = header nbytes,
+//!         1 = nbytes - delta, 2 = nbytes + delta, 3 = delta); bit3: also decompress with
+//!         the other thread count and compare; bit4: also call the global blosc2_decompress;
+//!         bits5-6: getitem dest-size mode (same meanings, on nitems * typesize)
+//!     [1..3] u16 delta  [3..5] i16 getitem start  [5..7] i16 getitem nitems  [7] unused
+//! - compress: 24 control bytes, then the data to compress.
+//!     [0] codec (< 240: one of 0,1,2,4,5; else an invalid id)  [1] clevel % 11
+//!     [2..4] u16 typesize % 301  [4..10] filters  [10..16] filters_meta
+//!     [16] blocksize mode (% 4: 0 auto, 1 = u16 [17..19], 2 = u16 << 4, 3 = i16 * 64,
+//!          negative too)  [17..19] blocksize bits  [19] splitmode % 6
+//!     [20] bit0: nthreads 2; bit1: use_dict; bits2-3: dest-size mode (0 = srcsize + 32,
+//!          1 = srcsize + 32 - delta, 2 = delta, 3 = srcsize + 32 + delta); bit4: decompress
+//!          with the other thread count; bit5: compcode_meta = [23]
+//!     [21..23] u16 delta  [23] compcode_meta
+//! - vlblocks: 4 control bytes, then the chunk.
+//!     [0] bit0: nthreads 2; bit1: also plain-decompress the chunk  [1] maxblocks
+//!         (255 = as many as the header says, capped)  [2..4] i16 block index
+//! ```
+#![allow(dead_code)]
+
+use std::ffi::c_void;
+
+use blosc2::ffi::abi::*;
+use blosc2::ffi::chunk::{
+    blosc1_cbuffer_metainfo, blosc1_cbuffer_validate, blosc2_cbuffer_complib, blosc2_cbuffer_sizes,
+    blosc2_cbuffer_versions, blosc2_getitem, blosc2_vlchunk_get_nblocks, blosc2_vldecompress_block_ctx,
+    blosc2_vldecompress_ctx,
+};
+use blosc2::ffi::context::{
+    blosc2_compress_ctx, blosc2_create_cctx, blosc2_create_dctx, blosc2_decompress_ctx, blosc2_free_ctx,
+    blosc2_getitem_ctx,
+};
+use blosc2::ffi::global::blosc2_decompress;
+
+/// Largest destination buffer a target allocates.
+pub const MAX_DEST: usize = 1 << 20;
+/// Largest source a compress input may hold (more is ignored).
+pub const MAX_SRC: usize = 1 << 20;
+const GUARD_LEN: usize = 64;
+const GUARD: u8 = 0xA5;
+/// What the inside of a destination holds before a call (equal for every buffer, so two
+/// decodes of an uninitialised-special chunk compare equal).
+const FILL: u8 = 0xCC;
+
+pub const DECOMPRESS_CTL: usize = 8;
+pub const COMPRESS_CTL: usize = 24;
+pub const VLBLOCKS_CTL: usize = 4;
+
+/// Control bytes read from the front of an input; 0 once exhausted.
+pub struct Ctl<'a>(&'a [u8]);
+
+impl<'a> Ctl<'a> {
+    pub fn split(data: &'a [u8], n: usize) -> (Ctl<'a>, &'a [u8]) {
+        let n = n.min(data.len());
+        (Ctl(&data[..n]), &data[n..])
+    }
+    pub fn u8(&self, i: usize) -> u8 {
+        self.0.get(i).copied().unwrap_or(0)
+    }
+    pub fn u16(&self, i: usize) -> u16 {
+        u16::from_le_bytes([self.u8(i), self.u8(i + 1)])
+    }
+    pub fn i16(&self, i: usize) -> i16 {
+        self.u16(i) as i16
+    }
+    pub fn i32(&self, i: usize) -> i32 {
+        i32::from_le_bytes([self.u8(i), self.u8(i + 1), self.u8(i + 2), self.u8(i + 3)])
+    }
+}
+
+/// A destination buffer with `GUARD_LEN` guard bytes on each side.
+pub struct Guarded {
+    buf: Vec<u8>,
+    len: usize,
+}
+
+impl Guarded {
+    pub fn new(len: usize) -> Guarded {
+        let mut buf = vec![GUARD; len + 2 * GUARD_LEN];
+        buf[GUARD_LEN..GUARD_LEN + len].fill(FILL);
+        Guarded { buf, len }
+    }
+    pub fn ptr(&mut self) -> *mut c_void {
+        // SAFETY: GUARD_LEN < buf.len().
+        unsafe { self.buf.as_mut_ptr().add(GUARD_LEN) as *mut c_void }
+    }
+    pub fn size(&self) -> i32 {
+        self.len as i32
+    }
+    pub fn data(&self) -> &[u8] {
+        &self.buf[GUARD_LEN..GUARD_LEN + self.len]
+    }
+    /// Panics if a guard byte changed.
+    pub fn check(&self, what: &str) {
+        let before = self.buf[..GUARD_LEN].iter().position(|&b| b != GUARD);
+        let after = self.buf[GUARD_LEN + self.len..].iter().position(|&b| b != GUARD);
+        assert!(
+            before.is_none() && after.is_none(),
+            "{what}: guard bytes overwritten (dest size {}, first bad byte before: {:?} from the start of the guard, after: {:?} past the end)",
+            self.len,
+            before,
+            after
+        );
+    }
+}
+
+fn header_i32(chunk: &[u8], at: usize) -> i32 {
+    if chunk.len() >= at + 4 {
+        i32::from_le_bytes(chunk[at..at + 4].try_into().unwrap())
+    } else {
+        0
+    }
+}
+
+/// A destination size from a base, a mode and a delta, within 0..=MAX_DEST.
+fn dest_size(base: i64, mode: u8, delta: u16) -> usize {
+    let d = delta as i64;
+    let v = match mode & 3 {
+        0 => base,
+        1 => base - d,
+        2 => base + d,
+        _ => d,
+    };
+    v.clamp(0, MAX_DEST as i64) as usize
+}
+
+struct Dctx(*mut blosc2_context);
+
+impl Dctx {
+    fn new(nthreads: i16) -> Dctx {
+        let mut dp = BLOSC2_DPARAMS_DEFAULTS;
+        dp.nthreads = nthreads;
+        let c = blosc2_create_dctx(dp);
+        assert!(!c.is_null(), "blosc2_create_dctx returned NULL");
+        Dctx(c)
+    }
+}
+
+impl Drop for Dctx {
+    fn drop(&mut self) {
+        // SAFETY: created by blosc2_create_dctx/cctx, freed once.
+        unsafe { blosc2_free_ctx(self.0) };
+    }
+}
+
+/// Decompress `chunk` with a fresh context into a guarded buffer of `dsize` bytes.
+fn decompress_with(chunk: &[u8], nthreads: i16, dsize: usize, what: &str) -> (i32, Guarded) {
+    let ctx = Dctx::new(nthreads);
+    let mut out = Guarded::new(dsize);
+    // SAFETY: chunk readable for its length; out writable for its size.
+    let rc = unsafe { blosc2_decompress_ctx(ctx.0, chunk.as_ptr() as *const c_void, chunk.len() as i32, out.ptr(), out.size()) };
+    out.check(what);
+    assert!(rc <= out.size(), "{what}: returned {rc} > dest size {}", out.size());
+    (rc, out)
+}
+
+/// The header inspectors (each reads 16 bytes, so only called on inputs that long).
+fn inspect(chunk: &[u8]) -> Option<usize> {
+    if chunk.len() < 16 {
+        return None;
+    }
+    let p = chunk.as_ptr() as *const c_void;
+    let (mut nbytes, mut cbytes, mut blocksize) = (0i32, 0i32, 0i32);
+    let mut vnbytes = usize::MAX;
+    let (mut ts, mut flags, mut v, mut vlz) = (0usize, 0i32, 0i32, 0i32);
+    // SAFETY: 16 readable bytes (and chunk.len() for validate); out pointers are locals.
+    unsafe {
+        let rc = blosc2_cbuffer_sizes(p, &mut nbytes, &mut cbytes, &mut blocksize);
+        assert!(rc <= 0, "blosc2_cbuffer_sizes returned {rc}");
+        let rcv = blosc1_cbuffer_validate(p, chunk.len(), &mut vnbytes);
+        assert!(rcv <= 0, "blosc1_cbuffer_validate returned {rcv}");
+        blosc1_cbuffer_metainfo(p, &mut ts, &mut flags);
+        blosc2_cbuffer_versions(p, &mut v, &mut vlz);
+        let name = blosc2_cbuffer_complib(p);
+        if !name.is_null() {
+            let _ = std::ffi::CStr::from_ptr(name).to_bytes().len();
+        }
+        if rcv == 0 {
+            assert!(rc == 0, "validate accepted a chunk blosc2_cbuffer_sizes rejected ({rc})");
+            assert_eq!(vnbytes, nbytes as usize, "validate's nbytes differs from blosc2_cbuffer_sizes'");
+            Some(vnbytes)
+        } else {
+            assert_eq!(vnbytes, 0, "validate failed ({rcv}) but set nbytes = {vnbytes}");
+            None
+        }
+    }
+}
+
+/// Target `decompress`.
+pub fn fuzz_decompress(data: &[u8]) {
+    let (ctl, chunk) = Ctl::split(data, DECOMPRESS_CTL);
+    let c0 = ctl.u8(0);
+    let nthreads: i16 = if c0 & 1 != 0 { 2 } else { 1 };
+    let delta = ctl.u16(1);
+    let nbytes = header_i32(chunk, 4) as i64;
+    let typesize = chunk.get(3).copied().unwrap_or(0) as i64;
+    let dsize = dest_size(nbytes, c0 >> 1, delta);
+
+    inspect(chunk);
+
+    let (rc, full) = decompress_with(chunk, nthreads, dsize, "blosc2_decompress_ctx");
+    if rc > 0 {
+        assert_eq!(rc as i64, nbytes, "blosc2_decompress_ctx succeeded with {rc} bytes but the header says nbytes = {nbytes}");
+    }
+
+    if c0 & 8 != 0 {
+        let other = if nthreads == 1 { 2 } else { 1 };
+        let (rc2, full2) = decompress_with(chunk, other, dsize, "blosc2_decompress_ctx (other nthreads)");
+        if rc > 0 && rc2 > 0 {
+            assert_eq!(rc, rc2, "nthreads {nthreads} and {other} return different sizes");
+            assert!(full.data() == full2.data(), "nthreads {nthreads} and {other} decode differently");
+        }
+    }
+
+    if c0 & 16 != 0 {
+        let mut out = Guarded::new(dsize);
+        // SAFETY: chunk readable for its length; out writable for its size.
+        let rcg = unsafe { blosc2_decompress(chunk.as_ptr() as *const c_void, chunk.len() as i32, out.ptr(), out.size()) };
+        out.check("blosc2_decompress");
+        assert!(rcg <= out.size(), "blosc2_decompress returned {rcg} > dest size {}", out.size());
+        if rc > 0 && rcg > 0 {
+            assert_eq!(rc, rcg, "blosc2_decompress and blosc2_decompress_ctx return different sizes");
+            assert!(full.data() == out.data(), "blosc2_decompress and blosc2_decompress_ctx decode differently");
+        }
+    }
+
+    // getitem, with a context and without.
+    let start = ctl.i16(3) as i32;
+    let nitems = ctl.i16(5) as i32;
+    let gsize = dest_size(nitems as i64 * typesize, c0 >> 5, delta);
+    let ctx = Dctx::new(nthreads);
+    let mut g1 = Guarded::new(gsize);
+    // SAFETY: chunk readable for its length; g1 writable for its size.
+    let r1 = unsafe { blosc2_getitem_ctx(ctx.0, chunk.as_ptr() as *const c_void, chunk.len() as i32, start, nitems, g1.ptr(), g1.size()) };
+    g1.check("blosc2_getitem_ctx");
+    assert!(r1 <= g1.size(), "blosc2_getitem_ctx returned {r1} > dest size {}", g1.size());
+    let mut g2 = Guarded::new(gsize);
+    // SAFETY: as above.
+    let r2 = unsafe { blosc2_getitem(chunk.as_ptr() as *const c_void, chunk.len() as i32, start, nitems, g2.ptr(), g2.size()) };
+    g2.check("blosc2_getitem");
+    assert!(r2 <= g2.size(), "blosc2_getitem returned {r2} > dest size {}", g2.size());
+    if r1 > 0 && r2 > 0 {
+        assert_eq!(r1, r2, "blosc2_getitem and blosc2_getitem_ctx return different sizes");
+        assert!(g1.data()[..r1 as usize] == g2.data()[..r1 as usize], "blosc2_getitem and blosc2_getitem_ctx differ");
+    }
+    if r1 > 0 && rc > 0 && start >= 0 {
+        let from = start as usize * typesize as usize;
+        let to = from + r1 as usize;
+        assert!(to <= rc as usize, "getitem returned items [{from}, {to}) past the chunk's {rc} bytes");
+        assert!(
+            g1.data()[..r1 as usize] == full.data()[from..to],
+            "blosc2_getitem_ctx(start {start}, nitems {nitems}) differs from the full decompression"
+        );
+    }
+
+    // A plain chunk is not a VL-block one; either way this must not misbehave.
+    let mut nb = -12345i32;
+    // SAFETY: chunk readable for its length.
+    let rv = unsafe { blosc2_vlchunk_get_nblocks(chunk.as_ptr() as *const c_void, chunk.len() as i32, &mut nb) };
+    if rv < 0 {
+        assert_eq!(nb, -12345, "blosc2_vlchunk_get_nblocks failed ({rv}) but wrote nblocks");
+    }
+}
+
+/// Whether the reference round-trips this pipeline: not with trunc_prec (lossy), nor with
+/// more than one delta, or a delta that is not the first filter or is followed by more than
+/// one filter (delta takes block 0 of the *source* as its reference, so such pipelines do not
+/// always decode back, in the reference either; how ours differs from the reference there is
+/// tests/fuzz_corpus.rs `delta_pipelines_like_the_reference`).
+pub fn lossless(filters: &[u8; 6]) -> bool {
+    if filters.contains(&(BLOSC_TRUNC_PREC as u8)) {
+        return false;
+    }
+    let used: Vec<u8> = filters.iter().copied().filter(|&f| f != 0).collect();
+    match used.iter().filter(|&&f| f == BLOSC_DELTA as u8).count() {
+        0 => true,
+        1 => used[0] == BLOSC_DELTA as u8 && used.len() <= 2,
+        _ => false,
+    }
+}
+
+/// What a `compress` input asks for.
+pub struct CompressCase<'a> {
+    pub cparams: blosc2_cparams,
+    /// Destination size for the compressed chunk.
+    pub dsize: usize,
+    /// Threads for the decompression that checks the round trip.
+    pub dthreads: i16,
+    pub src: &'a [u8],
+}
+
+/// Parse a `compress` input (layout at the top of this file).
+pub fn compress_case(data: &[u8]) -> CompressCase<'_> {
+    let (ctl, src) = Ctl::split(data, COMPRESS_CTL);
+    let src = &src[..src.len().min(MAX_SRC)];
+    let mut cp = BLOSC2_CPARAMS_DEFAULTS;
+    let b0 = ctl.u8(0);
+    cp.compcode = if b0 < 240 { [0u8, 1, 2, 4, 5][b0 as usize % 5] } else { [3u8, 6, 7, 31, 32, 159, 160, 255][b0 as usize % 8] };
+    cp.clevel = ctl.u8(1) % 11;
+    cp.typesize = (ctl.u16(2) % 301) as i32;
+    for i in 0..6 {
+        let f = ctl.u8(4 + i);
+        cp.filters[i] = match f {
+            0..=223 => [0u8, 0, 1, 2, 3, 4][f as usize % 6],
+            224..=239 => f - 224 + 5,
+            _ => f,
+        };
+        cp.filters_meta[i] = ctl.u8(10 + i);
+    }
+    cp.blocksize = match ctl.u8(16) % 4 {
+        0 => 0,
+        1 => ctl.u16(17) as i32,
+        2 => (ctl.u16(17) as i32) << 4,
+        _ => ctl.i16(17) as i32 * 64,
+    };
+    cp.splitmode = (ctl.u8(19) % 6) as i32;
+    let b20 = ctl.u8(20);
+    cp.nthreads = if b20 & 1 != 0 { 2 } else { 1 };
+    cp.use_dict = ((b20 >> 1) & 1) as i32;
+    if b20 & 32 != 0 {
+        cp.compcode_meta = ctl.u8(23);
+    }
+    let delta = ctl.u16(21);
+    let dsize = dest_size(src.len() as i64 + BLOSC2_MAX_OVERHEAD as i64, b20 >> 2, delta);
+    let dsize = dsize.min(MAX_SRC + BLOSC2_MAX_OVERHEAD as usize);
+    let dthreads = if b20 & 16 != 0 { 3 - cp.nthreads } else { cp.nthreads };
+    CompressCase { cparams: cp, dsize, dthreads, src }
+}
+
+/// Target `compress`.
+pub fn fuzz_compress(data: &[u8]) {
+    let CompressCase { cparams: cp, dsize, dthreads: dn, src } = compress_case(data);
+    let cctx = blosc2_create_cctx(cp);
+    if cctx.is_null() {
+        return; // rejected parameters
+    }
+    let cctx = Dctx(cctx);
+    let mut out = Guarded::new(dsize);
+    // SAFETY: src readable for its length; out writable for its size.
+    let rc = unsafe { blosc2_compress_ctx(cctx.0, src.as_ptr() as *const c_void, src.len() as i32, out.ptr(), out.size()) };
+    out.check("blosc2_compress_ctx");
+    assert!(rc <= out.size(), "blosc2_compress_ctx returned {rc} > dest size {}", out.size());
+    if rc <= 0 {
+        return;
+    }
+    let chunk = &out.data()[..rc as usize];
+    assert!(rc >= 16, "blosc2_compress_ctx wrote a {rc}-byte chunk");
+    assert_eq!(inspect(chunk), Some(src.len()), "our own chunk does not validate (nbytes {})", src.len());
+    let (mut nbytes, mut cbytes, mut blocksize) = (0i32, 0i32, 0i32);
+    // SAFETY: 16 readable bytes; out pointers are locals.
+    unsafe { blosc2_cbuffer_sizes(chunk.as_ptr() as *const c_void, &mut nbytes, &mut cbytes, &mut blocksize) };
+    assert_eq!(cbytes, rc, "header cbytes differs from the size compress returned");
+
+    let (drc, back) = decompress_with(chunk, dn, src.len(), "blosc2_decompress_ctx of our chunk");
+    assert_eq!(drc as usize, src.len(), "our chunk does not decompress (returned {drc})");
+    if lossless(&cp.filters) {
+        assert!(back.data() == src, "round trip differs from the source");
+    }
+}
+
+const SENTINEL: usize = 0x5EED_0000;
+
+/// Target `vlblocks`.
+pub fn fuzz_vlblocks(data: &[u8]) {
+    let (ctl, chunk) = Ctl::split(data, VLBLOCKS_CTL);
+    let c0 = ctl.u8(0);
+    let nthreads: i16 = if c0 & 1 != 0 { 2 } else { 1 };
+    let ctx = Dctx::new(nthreads);
+    let src = chunk.as_ptr() as *const c_void;
+    let srcsize = chunk.len() as i32;
+
+    let mut nb = -12345i32;
+    // SAFETY: chunk readable for its length.
+    let rn = unsafe { blosc2_vlchunk_get_nblocks(src, srcsize, &mut nb) };
+    if rn < 0 {
+        assert_eq!(nb, -12345, "blosc2_vlchunk_get_nblocks failed ({rn}) but wrote nblocks");
+    } else {
+        assert!(nb >= 0, "blosc2_vlchunk_get_nblocks gave {nb} blocks");
+    }
+
+    let maxblocks: i32 = match ctl.u8(1) {
+        255 if rn >= 0 => nb.clamp(0, 4096),
+        m => m as i32,
+    };
+    let n = maxblocks as usize + 8;
+    let mut dests: Vec<*mut c_void> = vec![SENTINEL as *mut c_void; n];
+    let mut sizes: Vec<i32> = vec![-7777; n];
+    // SAFETY: chunk readable; the arrays hold maxblocks (+ 8 guard) entries.
+    let rc = unsafe { blosc2_vldecompress_ctx(ctx.0, src, srcsize, dests.as_mut_ptr(), sizes.as_mut_ptr(), maxblocks) };
+    let filled = rc.max(0) as usize;
+    assert!(rc <= maxblocks, "blosc2_vldecompress_ctx returned {rc} blocks > maxblocks {maxblocks}");
+    for i in filled..n {
+        assert!(
+            dests[i] as usize == SENTINEL && sizes[i] == -7777,
+            "blosc2_vldecompress_ctx returned {rc} but wrote entry {i} (maxblocks {maxblocks})"
+        );
+    }
+    let mut blocks: Vec<Vec<u8>> = Vec::with_capacity(filled);
+    for i in 0..filled {
+        assert!(!dests[i].is_null() && sizes[i] >= 0, "block {i}: NULL buffer or negative size {}", sizes[i]);
+        // SAFETY: the library malloc'ed sizes[i] bytes for us; freed once with free().
+        unsafe {
+            blocks.push(std::slice::from_raw_parts(dests[i] as *const u8, sizes[i] as usize).to_vec());
+            libc::free(dests[i]);
+        }
+    }
+    if rc >= 0 && rn >= 0 {
+        assert_eq!(rc, nb, "blosc2_vldecompress_ctx gave {rc} blocks, blosc2_vlchunk_get_nblocks says {nb}");
+    }
+
+    // One block at a time: the first few, and the one the input names.
+    let mut wanted: Vec<i32> = (0..filled.min(8) as i32).collect();
+    wanted.push(ctl.i16(2) as i32);
+    for j in wanted {
+        let mut p: *mut u8 = SENTINEL as *mut u8;
+        let mut sz = -7777i32;
+        // SAFETY: chunk readable; out pointers are locals.
+        let r = unsafe { blosc2_vldecompress_block_ctx(ctx.0, src, srcsize, j, &mut p, &mut sz) };
+        if r < 0 {
+            assert!(p as usize == SENTINEL || p.is_null(), "blosc2_vldecompress_block_ctx failed ({r}) but returned a buffer");
+            continue;
+        }
+        assert!(!p.is_null() && p as usize != SENTINEL, "blosc2_vldecompress_block_ctx({j}) returned {r} without a buffer");
+        assert_eq!(r, sz, "blosc2_vldecompress_block_ctx({j}) returned {r} but destsize {sz}");
+        // SAFETY: malloc'ed by the library for sz bytes; freed once.
+        let b = unsafe {
+            let v = std::slice::from_raw_parts(p, sz as usize).to_vec();
+            libc::free(p as *mut c_void);
+            v
+        };
+        if (j as usize) < blocks.len() {
+            assert!(b == blocks[j as usize], "block {j} alone differs from block {j} of blosc2_vldecompress_ctx");
+        }
+    }
+
+    if c0 & 2 != 0 {
+        let dsize = dest_size(header_i32(chunk, 4) as i64, 0, 0);
+        let _ = decompress_with(chunk, nthreads, dsize, "blosc2_decompress_ctx of a VL-block chunk");
+    }
+}

@@ -1,0 +1,11 @@
+//! cargo-fuzz target `compress`: see common.rs for the input layout and the checks.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+
+#[path = "common.rs"]
+mod common;
+
+fuzz_target!(|data: &[u8]| {
+    common::fuzz_compress(data);
+});

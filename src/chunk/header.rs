@@ -137,7 +137,9 @@ impl ChunkHeader {
             blosc2_flags: 0,
             extended: false,
         };
-        if h.version > VERSION_FORMAT {
+        // The inspectors (16-byte reads) report a future version's fields as they are;
+        // only decoding refuses formats newer than this library knows.
+        if extended_wanted && h.version > VERSION_FORMAT {
             return Err(Error::VersionSupport);
         }
         if h.cbytes < MIN_HEADER_LENGTH as i32 {

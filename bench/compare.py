@@ -1,5 +1,9 @@
 #!/usr/bin/env python3
-"""Combine two bench outputs (ours, reference) into a markdown table and summary."""
+"""Combine bench outputs into a markdown table and summary.
+
+Usage: compare.py OURS.txt[,OURS2.txt...] REF.txt[,REF2.txt...] -- several runs per side are
+merged by taking each configuration's best speed (runs alternate between the libraries, so
+load from other processes hits both alike)."""
 import math, sys
 
 def load(p):
@@ -11,7 +15,18 @@ def load(p):
         rows[tuple(f[:5])] = (int(f[5]), int(f[6]), float(f[7]), float(f[8]))
     return rows
 
-ours, ref = load(sys.argv[1]), load(sys.argv[2])
+def load_many(arg):
+    merged = {}
+    for p in arg.split(","):
+        for k, v in load(p).items():
+            if k in merged:
+                m = merged[k]
+                merged[k] = (v[0], v[1], max(m[2], v[2]), max(m[3], v[3]))
+            else:
+                merged[k] = v
+    return merged
+
+ours, ref = load_many(sys.argv[1]), load_many(sys.argv[2])
 keys = [k for k in ours if k in ref and k[0] != "memcpy"]
 print("| data | codec | filter | clevel | threads | ratio ours | ratio ref | comp GB/s ours | comp GB/s ref | x | decomp GB/s ours | decomp GB/s ref | x |")
 print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")

@@ -107,7 +107,7 @@ fn getitem_matches_reference_and_full_decode() {
         }
         let chunk = compress(c, &src);
         let nitems = src.len() as i32 / ts;
-        let dctx = unsafe { ours::blosc2_create_dctx(BLOSC2_DPARAMS_DEFAULTS) };
+        let dctx = ours::blosc2_create_dctx(BLOSC2_DPARAMS_DEFAULTS);
         for _ in 0..40 {
             let start = (rng.next() % nitems as u64) as i32;
             let n = (rng.next() % (nitems - start) as u64 + 1) as i32;
@@ -275,4 +275,80 @@ fn hostile_chunks_fail_cleanly() {
         assert_eq!(ours::blosc2_compress_ctx(cctx, src.as_ptr() as *const c_void, 1000, out.as_mut_ptr() as *mut c_void, 1000), BLOSC2_ERROR_INVALID_PARAM);
         ours::blosc2_free_ctx(cctx);
     }
+}
+
+#[test]
+fn dictionaries_cross_read() {
+    let Some(r) = reference() else { return };
+    for codec in [5u8, 1, 2] {
+        for &n in &[10usize, 31, 5_000, 200_000, 1_000_000] {
+            let src = dataset(1, n, 21);
+            let mut c = cp(codec, 5, 8, 1);
+            c.use_dict = 1;
+            let mine = compress(c, &src);
+            // Ours reads ours; the reference reads ours.
+            assert!(decompress(&mine, n).unwrap() == src, "own dict round trip codec {codec} n {n}");
+            let mut back = vec![0u8; n];
+            let rn = unsafe {
+                let ctx = (r.blosc2_create_dctx)(BLOSC2_DPARAMS_DEFAULTS);
+                let k = (r.blosc2_decompress_ctx)(ctx, mine.as_ptr() as *const c_void, mine.len() as i32, back.as_mut_ptr() as *mut c_void, n as i32);
+                (r.blosc2_free_ctx)(ctx);
+                k
+            };
+            assert_eq!(rn as usize, n, "reference reading our dict chunk: codec {codec} n {n}");
+            assert!(back == src);
+            // The reference's dict chunks (it cannot read its own under 32 bytes: defect).
+            if n >= 32 {
+                let mut theirs = vec![0u8; n + 64];
+                let tn = unsafe {
+                    let ctx = (r.blosc2_create_cctx)(c);
+                    let k = (r.blosc2_compress_ctx)(ctx, src.as_ptr() as *const c_void, n as i32, theirs.as_mut_ptr() as *mut c_void, theirs.len() as i32);
+                    (r.blosc2_free_ctx)(ctx);
+                    k
+                };
+                if tn > 0 {
+                    theirs.truncate(tn as usize);
+                    let got = decompress(&theirs, n);
+                    assert!(got.as_deref() == Ok(&src[..]), "reading the reference's dict chunk: codec {codec} n {n}: {:?} header {:02x?}", got.err(), &theirs[..32]);
+                    let (a, b) = (mine.len() as f64, theirs.len() as f64);
+                    assert!(a <= b * 1.01 + 64.0, "dict chunk much larger than the reference's: codec {codec} n {n}: {a} vs {b}");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn threads_callback_runs_all_blocks() {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    static CALLS: AtomicUsize = AtomicUsize::new(0);
+    unsafe extern "C" fn pool(_data: *mut c_void, dojob: Option<unsafe extern "C" fn(*mut c_void)>, numjobs: i32, elsize: usize, jobdata: *mut c_void) {
+        CALLS.fetch_add(1, Ordering::Relaxed);
+        let dojob = dojob.unwrap();
+        std::thread::scope(|s| {
+            for i in 0..numjobs as usize {
+                let p = (jobdata as usize + i * elsize) as *mut c_void;
+                let p = p as usize;
+                s.spawn(move || unsafe { dojob(p as *mut c_void) });
+            }
+        });
+    }
+    let src = dataset(0, 3_000_000, 4);
+    let plain = compress(cp(1, 5, 4, 1), &src);
+    unsafe { ours::blosc2_set_threads_callback(Some(pool), std::ptr::null_mut()) };
+    let with_cb = compress(cp(1, 5, 4, 3), &src);
+    let mut dp = BLOSC2_DPARAMS_DEFAULTS;
+    dp.nthreads = 3;
+    let mut out = vec![0u8; src.len()];
+    let n = unsafe {
+        let ctx = ours::blosc2_create_dctx(dp);
+        let n = ours::blosc2_decompress_ctx(ctx, with_cb.as_ptr() as *const c_void, with_cb.len() as i32, out.as_mut_ptr() as *mut c_void, out.len() as i32);
+        ours::blosc2_free_ctx(ctx);
+        n
+    };
+    unsafe { ours::blosc2_set_threads_callback(None, std::ptr::null_mut()) };
+    assert!(CALLS.load(Ordering::Relaxed) >= 2, "the callback pool was not used");
+    assert!(with_cb == plain, "callback-threaded output differs");
+    assert_eq!(n as usize, src.len());
+    assert!(out == src);
 }

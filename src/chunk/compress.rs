@@ -336,8 +336,7 @@ impl Compressor {
             && matches!(codec.tuning(), Codec::Zstd | Codec::Lz4 | Codec::Lz4Hc);
         // A block that is not a whole number of items is never split: the reference splits it
         // anyway and loses its last bytes (they fall outside the equal-size streams).
-        let dont_split = use_dict
-            || blocksize % typesize != 0
+        let dont_split = blocksize % typesize != 0
             || !split_block(p.splitmode, codec.tuning(), p.clevel, filter_flags, typesize as i32, blocksize as i32);
 
         let mut flags = if extended { DOSHUFFLE | DOBITSHUFFLE } else { 0 };
@@ -408,7 +407,7 @@ impl Compressor {
                         dest[start + 4..start + 4 + trained.len()].copy_from_slice(&trained);
                         start += 4 + trained.len();
                         if codec.tuning() == Codec::Zstd {
-                            zdict = codecs::zstd::CDict::new(&trained, 1).ok_or(Error::CodecDict)?;
+                            zdict = codecs::zstd::CDict::new(&trained, codecs::zstd::zstd_level(p.clevel)).ok_or(Error::CodecDict)?;
                             job.dict = DictMode::Zstd(&zdict);
                         } else {
                             job.dict = DictMode::Lz4(&trained);

@@ -400,12 +400,8 @@ impl Decompressor {
         // were split only for small types; c-blosc 1.x readers apply the same rule.
         let legacy_unsplit = !view.header.extended
             && (view.typesize > 16 || view.blocksize / view.typesize.max(1) < MIN_BUFFERSIZE as usize);
-        let nstreams = if view.vl.is_none()
-            && !view.header.dont_split()
-            && !legacy_unsplit
-            && !leftoverblock
-            && !view.header.use_dict()
-        {
+        // Dictionary chunks split like any other (c-blosc2 3.x writes split zstd dict chunks).
+        let nstreams = if view.vl.is_none() && !view.header.dont_split() && !legacy_unsplit && !leftoverblock {
             view.typesize
         } else {
             1

@@ -1259,171 +1259,6 @@ typedef void (*blosc_threads_callback)(void *callback_data,
                                        void *jobdata);
 
 /**
- * Selects an I/O backend for a storage.
- */
-typedef struct blosc2_io {
-  /**
-   * Backend id.
-   */
-  uint8_t id;
-  /**
-   * Backend name.
-   */
-  const char *name;
-  /**
-   * Backend-specific parameters (e.g. `blosc2_stdio_params`, `blosc2_stdio_mmap`).
-   */
-  void *params;
-} blosc2_io;
-
-/**
- * Where and how a super-chunk is stored.
- */
-typedef struct blosc2_storage {
-  /**
-   * Contiguous frame (true) or sparse directory frame (false).
-   */
-  bool contiguous;
-  /**
-   * Path on disk; NULL for an in-memory super-chunk.
-   */
-  char *urlpath;
-  /**
-   * Compression parameters; NULL means the defaults.
-   */
-  struct blosc2_cparams *cparams;
-  /**
-   * Decompression parameters; NULL means the defaults.
-   */
-  struct blosc2_dparams *dparams;
-  /**
-   * I/O backend; NULL means the default filesystem backend.
-   */
-  struct blosc2_io *io;
-} blosc2_storage;
-
-/**
- * Encoder of a user-defined codec: returns the compressed size, 0 if the output does not
- * fit, or a negative error.
- */
-typedef int (*blosc2_codec_encoder_cb)(const uint8_t *input,
-                                       int32_t input_len,
-                                       uint8_t *output,
-                                       int32_t output_len,
-                                       uint8_t meta,
-                                       struct blosc2_cparams *cparams,
-                                       const void *chunk);
-
-/**
- * Decoder of a user-defined codec: returns the decompressed size or a negative error.
- */
-typedef int (*blosc2_codec_decoder_cb)(const uint8_t *input,
-                                       int32_t input_len,
-                                       uint8_t *output,
-                                       int32_t output_len,
-                                       uint8_t meta,
-                                       struct blosc2_dparams *dparams,
-                                       const void *chunk);
-
-/**
- * A user-defined codec, registered with `blosc2_register_codec`.
- */
-typedef struct blosc2_codec {
-  /**
-   * Codec id.
-   */
-  uint8_t compcode;
-  /**
-   * Codec name.
-   */
-  char *compname;
-  /**
-   * Library code stored in chunk headers.
-   */
-  uint8_t complib;
-  /**
-   * Codec format version.
-   */
-  uint8_t version;
-  /**
-   * Compression function.
-   */
-  blosc2_codec_encoder_cb encoder;
-  /**
-   * Decompression function.
-   */
-  blosc2_codec_decoder_cb decoder;
-} blosc2_codec;
-
-/**
- * Forward pass of a user-defined filter: (src, dest, size, meta, cparams, filter id).
- */
-typedef int (*blosc2_filter_forward_cb)(const uint8_t*,
-                                        uint8_t*,
-                                        int32_t,
-                                        uint8_t,
-                                        struct blosc2_cparams*,
-                                        uint8_t);
-
-/**
- * Backward pass of a user-defined filter: (src, dest, size, meta, dparams, filter id).
- */
-typedef int (*blosc2_filter_backward_cb)(const uint8_t*,
-                                         uint8_t*,
-                                         int32_t,
-                                         uint8_t,
-                                         struct blosc2_dparams*,
-                                         uint8_t);
-
-/**
- * A user-defined filter, registered with `blosc2_register_filter`.
- */
-typedef struct blosc2_filter {
-  /**
-   * Filter id.
-   */
-  uint8_t id;
-  /**
-   * Filter name.
-   */
-  char *name;
-  /**
-   * Filter format version.
-   */
-  uint8_t version;
-  /**
-   * Applied when compressing.
-   */
-  blosc2_filter_forward_cb forward;
-  /**
-   * Applied when decompressing.
-   */
-  blosc2_filter_backward_cb backward;
-} blosc2_filter;
-
-/**
- * Per-block measurements stored instead of data when `instr_codec` is set.
- */
-typedef struct blosc2_instr {
-  /**
-   * Compression ratio of the block.
-   */
-  float cratio;
-  /**
-   * Compression speed.
-   */
-  float cspeed;
-  /**
-   * Speed of the filter pipeline.
-   */
-  float filter_speed;
-  /**
-   * Flags describing the block (special values, splitting...).
-   */
-  uint8_t flags[4];
-} blosc2_instr;
-
-/**
  * Opens `urlpath` with an fopen-style `mode`; returns the stream handle or NULL.
  */
 typedef void *(*blosc2_open_cb)(const char *urlpath, const char *mode, void *params);
@@ -1494,23 +1329,48 @@ typedef struct blosc2_io_cb {
 } blosc2_io_cb;
 
 /**
- * A tuner: callbacks that pick block sizes and compression parameters on the fly.
+ * Selects an I/O backend for a storage.
  */
-typedef struct blosc2_tuner {
-  int (*init)(void *config, blosc2_context *cctx, blosc2_context *dctx);
-  int (*next_blocksize)(blosc2_context *context);
-  int (*next_cparams)(blosc2_context *context);
-  int (*update)(blosc2_context *context, double ctime);
-  int (*free)(blosc2_context *context);
+typedef struct blosc2_io {
   /**
-   * Tuner id.
+   * Backend id.
    */
-  int id;
+  uint8_t id;
   /**
-   * Tuner name.
+   * Backend name.
    */
-  char *name;
-} blosc2_tuner;
+  const char *name;
+  /**
+   * Backend-specific parameters (e.g. `blosc2_stdio_params`, `blosc2_stdio_mmap`).
+   */
+  void *params;
+} blosc2_io;
+
+/**
+ * Where and how a super-chunk is stored.
+ */
+typedef struct blosc2_storage {
+  /**
+   * Contiguous frame (true) or sparse directory frame (false).
+   */
+  bool contiguous;
+  /**
+   * Path on disk; NULL for an in-memory super-chunk.
+   */
+  char *urlpath;
+  /**
+   * Compression parameters; NULL means the defaults.
+   */
+  struct blosc2_cparams *cparams;
+  /**
+   * Decompression parameters; NULL means the defaults.
+   */
+  struct blosc2_dparams *dparams;
+  /**
+   * I/O backend; NULL means the default filesystem backend.
+   */
+  struct blosc2_io *io;
+} blosc2_storage;
 
 /**
  * A fixed-length metalayer of a super-chunk.
@@ -1663,6 +1523,146 @@ typedef struct blosc2_schunk {
    */
   int64_t change_tick;
 } blosc2_schunk;
+
+/**
+ * Encoder of a user-defined codec: returns the compressed size, 0 if the output does not
+ * fit, or a negative error.
+ */
+typedef int (*blosc2_codec_encoder_cb)(const uint8_t *input,
+                                       int32_t input_len,
+                                       uint8_t *output,
+                                       int32_t output_len,
+                                       uint8_t meta,
+                                       struct blosc2_cparams *cparams,
+                                       const void *chunk);
+
+/**
+ * Decoder of a user-defined codec: returns the decompressed size or a negative error.
+ */
+typedef int (*blosc2_codec_decoder_cb)(const uint8_t *input,
+                                       int32_t input_len,
+                                       uint8_t *output,
+                                       int32_t output_len,
+                                       uint8_t meta,
+                                       struct blosc2_dparams *dparams,
+                                       const void *chunk);
+
+/**
+ * A user-defined codec, registered with `blosc2_register_codec`.
+ */
+typedef struct blosc2_codec {
+  /**
+   * Codec id.
+   */
+  uint8_t compcode;
+  /**
+   * Codec name.
+   */
+  char *compname;
+  /**
+   * Library code stored in chunk headers.
+   */
+  uint8_t complib;
+  /**
+   * Codec format version.
+   */
+  uint8_t version;
+  /**
+   * Compression function.
+   */
+  blosc2_codec_encoder_cb encoder;
+  /**
+   * Decompression function.
+   */
+  blosc2_codec_decoder_cb decoder;
+} blosc2_codec;
+
+/**
+ * Forward pass of a user-defined filter: (src, dest, size, meta, cparams, filter id).
+ */
+typedef int (*blosc2_filter_forward_cb)(const uint8_t*,
+                                        uint8_t*,
+                                        int32_t,
+                                        uint8_t,
+                                        struct blosc2_cparams*,
+                                        uint8_t);
+
+/**
+ * Backward pass of a user-defined filter: (src, dest, size, meta, dparams, filter id).
+ */
+typedef int (*blosc2_filter_backward_cb)(const uint8_t*,
+                                         uint8_t*,
+                                         int32_t,
+                                         uint8_t,
+                                         struct blosc2_dparams*,
+                                         uint8_t);
+
+/**
+ * A user-defined filter, registered with `blosc2_register_filter`.
+ */
+typedef struct blosc2_filter {
+  /**
+   * Filter id.
+   */
+  uint8_t id;
+  /**
+   * Filter name.
+   */
+  char *name;
+  /**
+   * Filter format version.
+   */
+  uint8_t version;
+  /**
+   * Applied when compressing.
+   */
+  blosc2_filter_forward_cb forward;
+  /**
+   * Applied when decompressing.
+   */
+  blosc2_filter_backward_cb backward;
+} blosc2_filter;
+
+/**
+ * Per-block measurements stored instead of data when `instr_codec` is set.
+ */
+typedef struct blosc2_instr {
+  /**
+   * Compression ratio of the block.
+   */
+  float cratio;
+  /**
+   * Compression speed.
+   */
+  float cspeed;
+  /**
+   * Speed of the filter pipeline.
+   */
+  float filter_speed;
+  /**
+   * Flags describing the block (special values, splitting...).
+   */
+  uint8_t flags[4];
+} blosc2_instr;
+
+/**
+ * A tuner: callbacks that pick block sizes and compression parameters on the fly.
+ */
+typedef struct blosc2_tuner {
+  int (*init)(void *config, blosc2_context *cctx, blosc2_context *dctx);
+  int (*next_blocksize)(blosc2_context *context);
+  int (*next_cparams)(blosc2_context *context);
+  int (*update)(blosc2_context *context, double ctime);
+  int (*free)(blosc2_context *context);
+  /**
+   * Tuner id.
+   */
+  int id;
+  /**
+   * Tuner name.
+   */
+  char *name;
+} blosc2_tuner;
 
 /**
  * # Safety
@@ -1897,6 +1897,41 @@ int blosc2_vlcompress_ctx(blosc2_context *context,
  */
 BLOSC_EXPORT void blosc2_set_threads_callback(blosc_threads_callback callback, void *callback_data);
 
+/**
+ * Register user I/O callbacks under an id from `BLOSC2_IO_REGISTERED` on. Registering an
+ * id twice keeps the first registration and succeeds, as the reference does.
+ *
+ * # Safety
+ * `io` NULL or valid; its callbacks and name must stay valid for the process lifetime.
+ */
+BLOSC_EXPORT int blosc2_register_io_cb(const struct blosc2_io_cb *io);
+
+/**
+ * The callbacks registered under `id` (0 is the built-in filesystem backend), or NULL.
+ */
+BLOSC_EXPORT struct blosc2_io_cb *blosc2_get_io_cb(uint8_t id);
+
+/**
+ * Open a super-chunk through a user I/O backend.
+ *
+ * # Safety
+ * `urlpath` a C string; `udio` NULL or valid.
+ */
+BLOSC_EXPORT
+struct blosc2_schunk *blosc2_schunk_open_udio(const char *urlpath,
+                                              const struct blosc2_io *udio);
+
+/**
+ * Open the frame at `offset` of `urlpath` through a user I/O backend.
+ *
+ * # Safety
+ * As `blosc2_schunk_open_udio`.
+ */
+BLOSC_EXPORT
+struct blosc2_schunk *blosc2_schunk_open_offset_udio(const char *urlpath,
+                                                     int64_t offset,
+                                                     const struct blosc2_io *udio);
+
 BLOSC_EXPORT void blosc2_init(void);
 
 BLOSC_EXPORT void blosc2_destroy(void);
@@ -2007,6 +2042,95 @@ BLOSC_EXPORT struct blosc2_io blosc2_get_blosc2_io_defaults(void);
 BLOSC_EXPORT blosc2_stdio_mmap blosc2_get_blosc2_stdio_mmap_defaults(void);
 
 /**
+ * Add a fixed-length metalayer; returns its index.
+ *
+ * # Safety
+ * `schunk` live; `name` a C string; `content` readable for `content_len` bytes.
+ */
+BLOSC_EXPORT
+int blosc2_meta_add(struct blosc2_schunk *schunk,
+                    const char *name,
+                    uint8_t *content,
+                    int32_t content_len);
+
+/**
+ * Overwrite a metalayer in place. Content longer than the original is ignored (the
+ * reference returns the index and changes nothing); shorter content overwrites a prefix.
+ *
+ * # Safety
+ * As `blosc2_meta_add`.
+ */
+BLOSC_EXPORT
+int blosc2_meta_update(struct blosc2_schunk *schunk,
+                       const char *name,
+                       uint8_t *content,
+                       int32_t content_len);
+
+/**
+ * Index of vlmetalayer `name`, or `BLOSC2_ERROR_NOT_FOUND`.
+ *
+ * # Safety
+ * `schunk` live; `name` a C string.
+ */
+BLOSC_EXPORT int blosc2_vlmeta_exists(struct blosc2_schunk *schunk, const char *name);
+
+/**
+ * Add a variable-length metalayer; returns its index.
+ *
+ * # Safety
+ * `schunk` live; `name` a C string; `content` readable for `content_len`; `cparams` NULL or
+ * valid.
+ */
+BLOSC_EXPORT
+int blosc2_vlmeta_add(struct blosc2_schunk *schunk,
+                      const char *name,
+                      uint8_t *content,
+                      int32_t content_len,
+                      struct blosc2_cparams *cparams);
+
+/**
+ * Replace the content of a vlmetalayer; returns its index.
+ *
+ * # Safety
+ * As `blosc2_vlmeta_add`.
+ */
+BLOSC_EXPORT
+int blosc2_vlmeta_update(struct blosc2_schunk *schunk,
+                         const char *name,
+                         uint8_t *content,
+                         int32_t content_len,
+                         struct blosc2_cparams *cparams);
+
+/**
+ * A `malloc`ed copy of the decompressed content of a vlmetalayer; returns its index.
+ *
+ * # Safety
+ * `schunk` live; `name` a C string; `content`, `content_len` writable.
+ */
+BLOSC_EXPORT
+int blosc2_vlmeta_get(struct blosc2_schunk *schunk,
+                      const char *name,
+                      uint8_t **content,
+                      int32_t *content_len);
+
+/**
+ * Remove a vlmetalayer; returns how many remain.
+ *
+ * # Safety
+ * `schunk` live; `name` a C string.
+ */
+BLOSC_EXPORT int blosc2_vlmeta_delete(struct blosc2_schunk *schunk, const char *name);
+
+/**
+ * Store pointers to the vlmetalayer names (owned by the super-chunk, valid until its next
+ * vlmetalayer change) in `names`; returns how many.
+ *
+ * # Safety
+ * `schunk` live; `names` writable for `nvlmetalayers` pointers.
+ */
+BLOSC_EXPORT int blosc2_vlmeta_get_names(struct blosc2_schunk *schunk, char **names);
+
+/**
  * # Safety
  * `codec` must be null or point to a valid `blosc2_codec`.
  */
@@ -2017,6 +2141,338 @@ BLOSC_EXPORT int blosc2_register_codec(struct blosc2_codec *codec);
  * `filter` must be null or point to a valid `blosc2_filter`.
  */
 BLOSC_EXPORT int blosc2_register_filter(struct blosc2_filter *filter);
+
+/**
+ * Create a new super-chunk described by `storage` (NULL means the defaults).
+ *
+ * # Safety
+ * `storage` is NULL or a valid `blosc2_storage` whose pointers are valid or NULL.
+ */
+BLOSC_EXPORT struct blosc2_schunk *blosc2_schunk_new(struct blosc2_storage *storage);
+
+/**
+ * Release a super-chunk (on-disk data stays).
+ *
+ * # Safety
+ * `schunk` is NULL or a live super-chunk; it must not be used afterwards.
+ */
+BLOSC_EXPORT int blosc2_schunk_free(struct blosc2_schunk *schunk);
+
+/**
+ * Append a compressed chunk; returns the new number of chunks.
+ *
+ * # Safety
+ * `schunk` live; `chunk` a valid compressed chunk. With `copy == false` the chunk must be
+ * heap-allocated (`malloc`): the super-chunk takes ownership and frees it.
+ */
+BLOSC_EXPORT
+int64_t blosc2_schunk_append_chunk(struct blosc2_schunk *schunk,
+                                   uint8_t *chunk,
+                                   bool copy);
+
+/**
+ * Insert a compressed chunk before chunk `nchunk`.
+ *
+ * # Safety
+ * As `blosc2_schunk_append_chunk`.
+ */
+BLOSC_EXPORT
+int64_t blosc2_schunk_insert_chunk(struct blosc2_schunk *schunk,
+                                   int64_t nchunk,
+                                   uint8_t *chunk,
+                                   bool copy);
+
+/**
+ * Replace chunk `nchunk`.
+ *
+ * # Safety
+ * As `blosc2_schunk_append_chunk`.
+ */
+BLOSC_EXPORT
+int64_t blosc2_schunk_update_chunk(struct blosc2_schunk *schunk,
+                                   int64_t nchunk,
+                                   uint8_t *chunk,
+                                   bool copy);
+
+/**
+ * Remove chunk `nchunk`; returns the new number of chunks.
+ *
+ * # Safety
+ * `schunk` live.
+ */
+BLOSC_EXPORT int64_t blosc2_schunk_delete_chunk(struct blosc2_schunk *schunk, int64_t nchunk);
+
+/**
+ * Compress `nbytes` bytes of `src` and append them as a new chunk.
+ *
+ * # Safety
+ * `schunk` live; `src` readable for `nbytes` bytes.
+ */
+BLOSC_EXPORT
+int64_t blosc2_schunk_append_buffer(struct blosc2_schunk *schunk,
+                                    const void *src,
+                                    int32_t nbytes);
+
+/**
+ * Decompress chunk `nchunk` into `dest` (`nbytes` bytes); returns the decompressed size.
+ *
+ * # Safety
+ * `schunk` live; `dest` writable for `nbytes` bytes.
+ */
+BLOSC_EXPORT
+int blosc2_schunk_decompress_chunk(struct blosc2_schunk *schunk,
+                                   int64_t nchunk,
+                                   void *dest,
+                                   int32_t nbytes);
+
+/**
+ * Get compressed chunk `nchunk`; returns its size.
+ *
+ * # Safety
+ * `schunk` live; `chunk` and `needs_free` writable.
+ */
+BLOSC_EXPORT
+int blosc2_schunk_get_chunk(struct blosc2_schunk *schunk,
+                            int64_t nchunk,
+                            uint8_t **chunk,
+                            bool *needs_free);
+
+/**
+ * Get chunk `nchunk` as a lazy chunk (on-disk frames) or the chunk itself.
+ *
+ * # Safety
+ * As `blosc2_schunk_get_chunk`.
+ */
+BLOSC_EXPORT
+int blosc2_schunk_get_lazychunk(struct blosc2_schunk *schunk,
+                                int64_t nchunk,
+                                uint8_t **chunk,
+                                bool *needs_free);
+
+/**
+ * Decompress VL block `nblock` of chunk `nchunk` into a new `malloc`ed buffer.
+ *
+ * # Safety
+ * `schunk` live; `dest` and `destsize` writable.
+ */
+BLOSC_EXPORT
+int blosc2_schunk_get_vlblock(struct blosc2_schunk *schunk,
+                              int64_t nchunk,
+                              int32_t nblock,
+                              uint8_t **dest,
+                              int32_t *destsize);
+
+/**
+ * Items `start..stop` decompressed into `buffer`.
+ *
+ * # Safety
+ * `schunk` live; `buffer` writable for `(stop - start) * typesize` bytes.
+ */
+BLOSC_EXPORT
+int blosc2_schunk_get_slice_buffer(struct blosc2_schunk *schunk,
+                                   int64_t start,
+                                   int64_t stop,
+                                   void *buffer);
+
+/**
+ * Overwrite items `start..stop` with `buffer`.
+ *
+ * # Safety
+ * `schunk` live; `buffer` readable for `(stop - start) * typesize` bytes.
+ */
+BLOSC_EXPORT
+int blosc2_schunk_set_slice_buffer(struct blosc2_schunk *schunk,
+                                   int64_t start,
+                                   int64_t stop,
+                                   void *buffer);
+
+/**
+ * Items at `coords[0..ncoords]` gathered into `buffer`.
+ *
+ * # Safety
+ * `schunk` live; `coords` readable for `ncoords` items; `buffer` writable for
+ * `ncoords * typesize` bytes.
+ */
+BLOSC_EXPORT
+int blosc2_schunk_get_sparse_buffer(struct blosc2_schunk *schunk,
+                                    int64_t ncoords,
+                                    const int64_t *coords,
+                                    void *buffer);
+
+/**
+ * A `malloc`ed copy of the compression parameters.
+ *
+ * # Safety
+ * `schunk` live; `cparams` writable.
+ */
+BLOSC_EXPORT
+int blosc2_schunk_get_cparams(struct blosc2_schunk *schunk,
+                              struct blosc2_cparams **cparams);
+
+/**
+ * A `malloc`ed copy of the decompression parameters.
+ *
+ * # Safety
+ * `schunk` live; `dparams` writable.
+ */
+BLOSC_EXPORT
+int blosc2_schunk_get_dparams(struct blosc2_schunk *schunk,
+                              struct blosc2_dparams **dparams);
+
+/**
+ * Reorder chunks: new chunk `i` is old chunk `offsets_order[i]`.
+ *
+ * # Safety
+ * `schunk` live; `offsets_order` readable for `nchunks` items.
+ */
+BLOSC_EXPORT
+int blosc2_schunk_reorder_offsets(struct blosc2_schunk *schunk,
+                                  int64_t *offsets_order);
+
+/**
+ * Length of the frame (for separate chunks, an estimate: data plus an 8-byte index entry
+ * per chunk, as the reference says).
+ *
+ * # Safety
+ * `schunk` live.
+ */
+BLOSC_EXPORT int64_t blosc2_schunk_frame_len(struct blosc2_schunk *schunk);
+
+/**
+ * Fill an empty super-chunk with `nitems` items of a special value.
+ *
+ * # Safety
+ * `schunk` live.
+ */
+BLOSC_EXPORT
+int64_t blosc2_schunk_fill_special(struct blosc2_schunk *schunk,
+                                   int64_t nitems,
+                                   int special_value,
+                                   int32_t chunksize);
+
+/**
+ * The super-chunk as a contiguous frame: a pointer into an in-memory frame
+ * (`*needs_free = false`) or a new `malloc`ed buffer.
+ *
+ * # Safety
+ * `schunk` live; `cframe` and `needs_free` writable.
+ */
+BLOSC_EXPORT
+int64_t blosc2_schunk_to_buffer(struct blosc2_schunk *schunk,
+                                uint8_t **cframe,
+                                bool *needs_free);
+
+/**
+ * Write the super-chunk as a contiguous frame file (which must not exist yet).
+ *
+ * # Safety
+ * `schunk` live; `urlpath` a C string.
+ */
+BLOSC_EXPORT int64_t blosc2_schunk_to_file(struct blosc2_schunk *schunk, const char *urlpath);
+
+/**
+ * Append the super-chunk as a contiguous frame to a file; returns the frame's offset.
+ *
+ * # Safety
+ * `schunk` live; `urlpath` a C string.
+ */
+BLOSC_EXPORT int64_t blosc2_schunk_append_file(struct blosc2_schunk *schunk, const char *urlpath);
+
+/**
+ * Open the super-chunk stored at `urlpath` (contiguous file or sparse directory).
+ *
+ * # Safety
+ * `urlpath` NULL or a C string.
+ */
+BLOSC_EXPORT struct blosc2_schunk *blosc2_schunk_open(const char *urlpath);
+
+/**
+ * Open the contiguous frame starting at byte `offset` of the file `urlpath`.
+ *
+ * # Safety
+ * `urlpath` NULL or a C string.
+ */
+BLOSC_EXPORT struct blosc2_schunk *blosc2_schunk_open_offset(const char *urlpath, int64_t offset);
+
+/**
+ * Open a super-chunk from a contiguous frame in memory.
+ *
+ * # Safety
+ * `cframe` readable for `len` bytes.
+ */
+BLOSC_EXPORT
+struct blosc2_schunk *blosc2_schunk_from_buffer(uint8_t *cframe,
+                                                int64_t len,
+                                                bool copy);
+
+/**
+ * Whether the frame buffer given to `blosc2_schunk_from_buffer` is freed with the
+ * super-chunk. Frames are always copied here, so the caller's buffer is never freed by us.
+ *
+ * # Safety
+ * `schunk` NULL or live.
+ */
+BLOSC_EXPORT
+void blosc2_schunk_avoid_cframe_free(struct blosc2_schunk *schunk,
+                                     bool avoid_cframe_free);
+
+/**
+ * Copy a super-chunk into new storage.
+ *
+ * # Safety
+ * `schunk` live; `storage` NULL or valid.
+ */
+BLOSC_EXPORT
+struct blosc2_schunk *blosc2_schunk_copy(struct blosc2_schunk *schunk,
+                                         struct blosc2_storage *storage);
+
+/**
+ * The index entries of a frame-backed super-chunk as a `malloc`ed array of `nchunks`
+ * values; NULL for separate chunks.
+ *
+ * # Safety
+ * `schunk` live.
+ */
+BLOSC_EXPORT int64_t *blosc2_frame_get_offsets(struct blosc2_schunk *schunk);
+
+/**
+ * Indexes of the chunks holding items `start[0]..stop[0]` (one-dimensional super-chunks),
+ * in a `malloc`ed array; returns how many.
+ *
+ * # Safety
+ * `schunk` live; `start`, `stop` readable; `chunks_idx` writable.
+ */
+BLOSC_EXPORT
+int64_t blosc2_get_slice_nchunks(struct blosc2_schunk *schunk,
+                                 int64_t *start,
+                                 int64_t *stop,
+                                 int64_t **chunks_idx);
+
+/**
+ * Take the frame lock. File locking is not implemented: a no-op that succeeds, as the
+ * reference does when locking is not enabled.
+ *
+ * # Safety
+ * `schunk` live.
+ */
+BLOSC_EXPORT int blosc2_schunk_lock(struct blosc2_schunk *schunk);
+
+/**
+ * Release the frame lock (see `blosc2_schunk_lock`).
+ *
+ * # Safety
+ * `schunk` live.
+ */
+BLOSC_EXPORT int blosc2_schunk_unlock(struct blosc2_schunk *schunk);
+
+/**
+ * Re-read a disk-based super-chunk to see what other handles or processes wrote: 1 when the
+ * counters changed, 0 when they were current (or the super-chunk is in memory).
+ *
+ * # Safety
+ * `schunk` live.
+ */
+BLOSC_EXPORT int blosc2_schunk_refresh(struct blosc2_schunk *schunk);
 
 /**
  * # Safety
@@ -2057,6 +2513,55 @@ int32_t blosc2_bitunshuffle(int32_t typesize,
                             int32_t blocksize,
                             const void *src,
                             void *dest);
+
+/**
+ * Remove a directory and its content; `BLOSC2_ERROR_NOT_FOUND` if it does not exist.
+ *
+ * # Safety
+ * `path` NULL or a C string.
+ */
+BLOSC_EXPORT int blosc2_remove_dir(const char *path);
+
+/**
+ * Remove a file or a directory; a NULL or missing path is not an error.
+ *
+ * # Safety
+ * `path` NULL or a C string.
+ */
+BLOSC_EXPORT int blosc2_remove_urlpath(const char *path);
+
+/**
+ * Rename a file or directory.
+ *
+ * # Safety
+ * Both arguments NULL or C strings.
+ */
+BLOSC_EXPORT int blosc2_rename_urlpath(char *old_urlpath, char *new_path);
+
+/**
+ * Split a linear index into per-dimension indexes of a row-major array of `shape` (the first
+ * index is not wrapped, so indexes past the end show up there).
+ *
+ * # Safety
+ * `shape` readable and `index` writable for `ndim` items.
+ */
+BLOSC_EXPORT
+void blosc2_unidim_to_multidim(uint8_t ndim,
+                               int64_t *shape,
+                               int64_t i,
+                               int64_t *index);
+
+/**
+ * Linear index of a multidimensional `index` given `strides`.
+ *
+ * # Safety
+ * `index`, `strides` readable for `ndim` items; `i` writable.
+ */
+BLOSC_EXPORT
+void blosc2_multidim_to_unidim(const int64_t *index,
+                               int8_t ndim,
+                               const int64_t *strides,
+                               int64_t *i);
 
 
 /*

@@ -102,6 +102,73 @@ typedef struct blosc2_stdio_mmap {
   int64_t map_flags;
 } blosc2_stdio_mmap;
 
+/**
+ * Open `urlpath` with an fopen `mode`; NULL on failure. `params` (a `blosc2_stdio_params`)
+ * is accepted; locking is not implemented.
+ *
+ * # Safety
+ * `urlpath`, `mode` C strings.
+ */
+BLOSC_EXPORT void *blosc2_stdio_open(const char *urlpath, const char *mode, void *params);
+
+/**
+ * Close a stream from `blosc2_stdio_open`; returns `fclose`'s result.
+ *
+ * # Safety
+ * `stream` from `blosc2_stdio_open`, not used afterwards.
+ */
+BLOSC_EXPORT int blosc2_stdio_close(void *stream);
+
+/**
+ * Size of the file in bytes.
+ *
+ * # Safety
+ * `stream` from `blosc2_stdio_open`.
+ */
+BLOSC_EXPORT int64_t blosc2_stdio_size(void *stream);
+
+/**
+ * Write `nitems` items of `size` bytes at `position`; returns the items written.
+ *
+ * # Safety
+ * `ptr` readable for `size * nitems` bytes; `stream` from `blosc2_stdio_open`.
+ */
+BLOSC_EXPORT
+int64_t blosc2_stdio_write(const void *ptr,
+                           int64_t size,
+                           int64_t nitems,
+                           int64_t position,
+                           void *stream);
+
+/**
+ * Read `nitems` items of `size` bytes at `position` into `*ptr`; returns the items read.
+ *
+ * # Safety
+ * `*ptr` writable for `size * nitems` bytes; `stream` from `blosc2_stdio_open`.
+ */
+BLOSC_EXPORT
+int64_t blosc2_stdio_read(void **ptr,
+                          int64_t size,
+                          int64_t nitems,
+                          int64_t position,
+                          void *stream);
+
+/**
+ * Truncate (or extend) the file to `size` bytes.
+ *
+ * # Safety
+ * `stream` from `blosc2_stdio_open`.
+ */
+BLOSC_EXPORT int blosc2_stdio_truncate(void *stream, int64_t size);
+
+/**
+ * Release backend parameters: nothing to do for the filesystem backend.
+ *
+ * # Safety
+ * Any pointer.
+ */
+BLOSC_EXPORT int blosc2_stdio_destroy(void *params);
+
 
 /** Filesystem I/O parameters with every option at its default (no locking). */
 static const blosc2_stdio_params BLOSC2_STDIO_PARAMS_DEFAULTS = {false};

@@ -60,6 +60,11 @@ pub fn chunk_sizes(chunk: &[u8]) -> Result<(i32, i32)> {
 }
 
 impl Frame {
+    /// Where the frame starts in its storage (non-zero for frames appended to a file).
+    pub fn base(&self) -> u64 {
+        self.base
+    }
+
     /// Write a new frame with no chunks at `base` of `store`.
     pub fn create(
         store: Box<dyn Storage>,

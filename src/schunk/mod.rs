@@ -235,6 +235,30 @@ impl SuperChunk {
     }
 
     /// The frame, when there is one (for the C layer's frame-level calls).
+    /// Re-read a disk-based super-chunk from its file or directory, to see what other handles
+    /// (or processes) wrote since it was opened. Keeps this handle's (de)compression contexts.
+    /// Returns `Ok(true)` when something changed, `Ok(false)` when it was current or is not
+    /// disk-based.
+    pub fn refresh_from_disk(&mut self) -> Result<bool> {
+        let Some(path) = self.urlpath.clone() else { return Ok(false) };
+        let base = self.frame_mut().map(|f| f.base()).unwrap_or(0);
+        let mut fresh = SuperChunk::open(&path, base)?;
+        let changed = fresh.nchunks() != self.nchunks()
+            || fresh.nbytes() != self.nbytes()
+            || fresh.cbytes() != self.cbytes()
+            || fresh.metalayers() != self.metalayers()
+            || fresh.vlmetalayers_raw() != self.vlmetalayers_raw();
+        if !changed {
+            return Ok(false);
+        }
+        std::mem::swap(&mut fresh.cctx, &mut self.cctx);
+        std::mem::swap(&mut fresh.dctx, &mut self.dctx);
+        std::mem::swap(&mut fresh.cparams, &mut self.cparams);
+        std::mem::swap(&mut fresh.dparams, &mut self.dparams);
+        *self = fresh;
+        Ok(true)
+    }
+
     pub fn frame_mut(&mut self) -> Option<&mut Frame> {
         match &mut self.store {
             Store::Frame(f) => Some(f),

@@ -1,0 +1,280 @@
+//! I/O backends of frames: the registry of `blosc2_io_cb` (`blosc2_register_io_cb`,
+//! `blosc2_get_io_cb`) and super-chunks whose contiguous frame is read and written through
+//! user callbacks (`blosc2_schunk_open_udio`, `blosc2_schunk_open_offset_udio`, and
+//! `blosc2_schunk_new` with a non-default `storage->io`). A [`CallbackStorage`] implements
+//! the frame's [`Storage`] trait on top of the callbacks.
+
+use std::ffi::CString;
+use std::path::Path;
+use std::sync::{Arc, Mutex, OnceLock};
+
+use libc::{c_char, c_int, c_void};
+
+use super::abi::*;
+use super::boundary::{cstr, guard, PANIC_CODE};
+use super::schunk::{register_opened, with_handle};
+use crate::chunk::decompress::LazyReader;
+use crate::error::{Error, Result};
+use crate::frame::io::Storage;
+use crate::frame::FrameKind;
+use crate::schunk::{StorageSpec, SuperChunk};
+
+/// A registered backend (boxed so `blosc2_get_io_cb` can hand out stable pointers).
+struct Registered(Box<blosc2_io_cb>);
+// SAFETY: the callbacks and the name are process-global data the user registered for use
+// from any thread, as in the reference.
+unsafe impl Send for Registered {}
+
+fn registry() -> &'static Mutex<Vec<Registered>> {
+    static R: OnceLock<Mutex<Vec<Registered>>> = OnceLock::new();
+    R.get_or_init(|| {
+        let stdio = blosc2_io_cb {
+            id: BLOSC2_IO_FILESYSTEM as u8,
+            name: c"filesystem".as_ptr() as *mut c_char,
+            is_allocation_necessary: true,
+            open: Some(super::stdio::blosc2_stdio_open),
+            close: Some(super::stdio::blosc2_stdio_close),
+            size: Some(super::stdio::blosc2_stdio_size),
+            write: Some(super::stdio::blosc2_stdio_write),
+            read: Some(super::stdio::blosc2_stdio_read),
+            truncate: Some(super::stdio::blosc2_stdio_truncate),
+            destroy: Some(super::stdio::blosc2_stdio_destroy),
+        };
+        Mutex::new(vec![Registered(Box::new(stdio))])
+    })
+}
+
+fn find_cb(id: u8) -> Option<blosc2_io_cb> {
+    let r = registry().lock().unwrap_or_else(|e| e.into_inner());
+    r.iter().find(|c| c.0.id == id).map(|c| *c.0)
+}
+
+/// Register user I/O callbacks under an id from `BLOSC2_IO_REGISTERED` on. Registering an
+/// id twice keeps the first registration and succeeds, as the reference does.
+///
+/// # Safety
+/// `io` NULL or valid; its callbacks and name must stay valid for the process lifetime.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_register_io_cb(io: *const blosc2_io_cb) -> c_int {
+    guard(PANIC_CODE, || {
+        // SAFETY: per contract.
+        let Some(io) = (unsafe { io.as_ref() }) else { return Error::NullPointer.code() };
+        if (io.id as c_int) < BLOSC2_IO_REGISTERED {
+            return Error::PluginIo.code();
+        }
+        let mut r = registry().lock().unwrap_or_else(|e| e.into_inner());
+        if !r.iter().any(|c| c.0.id == io.id) {
+            r.push(Registered(Box::new(*io)));
+        }
+        0
+    })
+}
+
+/// The callbacks registered under `id` (0 is the built-in filesystem backend), or NULL.
+#[no_mangle]
+pub extern "C" fn blosc2_get_io_cb(id: u8) -> *mut blosc2_io_cb {
+    guard(std::ptr::null_mut(), || {
+        let mut r = registry().lock().unwrap_or_else(|e| e.into_inner());
+        r.iter_mut().find(|c| c.0.id == id).map_or(std::ptr::null_mut(), |c| &mut *c.0 as *mut blosc2_io_cb)
+    })
+}
+
+/// A frame file reached through user callbacks.
+pub struct CallbackStorage {
+    cb: blosc2_io_cb,
+    stream: *mut c_void,
+}
+
+// SAFETY: the stream is only used under the super-chunk's lock, one call at a time.
+unsafe impl Send for CallbackStorage {}
+
+impl CallbackStorage {
+    fn open(cb: blosc2_io_cb, path: &CString, modes: &[&std::ffi::CStr], params: *mut c_void) -> Result<CallbackStorage> {
+        let open = cb.open.ok_or(Error::PluginIo)?;
+        for m in modes {
+            // SAFETY: calling the user's open with C strings and their params.
+            let stream = unsafe { open(path.as_ptr(), m.as_ptr(), params) };
+            if !stream.is_null() {
+                return Ok(CallbackStorage { cb, stream });
+            }
+        }
+        Err(Error::FileOpen)
+    }
+}
+
+impl Drop for CallbackStorage {
+    fn drop(&mut self) {
+        if let Some(close) = self.cb.close {
+            // SAFETY: the stream came from the same backend's open and is closed once.
+            unsafe { close(self.stream) };
+        }
+    }
+}
+
+/// Read through a backend's read callback, which may hand back its own pointer.
+fn cb_read(cb: &blosc2_io_cb, stream: *mut c_void, pos: u64, buf: &mut [u8]) -> Result<()> {
+    let read = cb.read.ok_or(Error::PluginIo)?;
+    if buf.is_empty() {
+        return Ok(());
+    }
+    let mut p = buf.as_mut_ptr() as *mut c_void;
+    // SAFETY: p points to buf.len() writable bytes; the backend may replace it.
+    let n = unsafe { read(&mut p, 1, buf.len() as i64, pos as i64, stream) };
+    if n != buf.len() as i64 || p.is_null() {
+        return Err(Error::FileRead);
+    }
+    if p != buf.as_mut_ptr() as *mut c_void {
+        // SAFETY: the backend returned a pointer to at least n readable bytes.
+        let src = unsafe { std::slice::from_raw_parts(p as *const u8, buf.len()) };
+        buf.copy_from_slice(src);
+    }
+    Ok(())
+}
+
+impl Storage for CallbackStorage {
+    fn len(&mut self) -> Result<u64> {
+        let size = self.cb.size.ok_or(Error::PluginIo)?;
+        // SAFETY: stream from this backend.
+        let n = unsafe { size(self.stream) };
+        u64::try_from(n).map_err(|_| Error::FileRead)
+    }
+
+    fn read_at(&mut self, pos: u64, buf: &mut [u8]) -> Result<()> {
+        cb_read(&self.cb, self.stream, pos, buf)
+    }
+
+    fn write_at(&mut self, pos: u64, data: &[u8]) -> Result<()> {
+        let write = self.cb.write.ok_or(Error::PluginIo)?;
+        if data.is_empty() {
+            return Ok(());
+        }
+        // SAFETY: data readable for its length; stream from this backend.
+        let n = unsafe { write(data.as_ptr() as *const c_void, 1, data.len() as i64, pos as i64, self.stream) };
+        if n != data.len() as i64 {
+            return Err(Error::FileWrite);
+        }
+        Ok(())
+    }
+
+    fn truncate(&mut self, len: u64) -> Result<()> {
+        let truncate = self.cb.truncate.ok_or(Error::PluginIo)?;
+        // SAFETY: stream from this backend.
+        if unsafe { truncate(self.stream, len as i64) } != 0 {
+            return Err(Error::FileTruncate);
+        }
+        Ok(())
+    }
+}
+
+/// Reads blocks of lazy chunks through the backend (a stream per read, as lazy reads may
+/// come from worker threads).
+struct CallbackLazyReader {
+    cb: blosc2_io_cb,
+    path: CString,
+    params: usize,
+    base: u64,
+}
+
+// SAFETY: holds the user's process-global callbacks and an owned path; the backend must
+// accept calls from any thread (lazy reads happen on worker threads, as in the reference).
+unsafe impl Send for CallbackLazyReader {}
+unsafe impl Sync for CallbackLazyReader {}
+
+impl LazyReader for CallbackLazyReader {
+    fn read(&self, _nchunk: i32, chunk_offset: i64, offset: i64, len: usize) -> Result<Vec<u8>> {
+        if chunk_offset < 0 || offset < 0 {
+            return Err(Error::Data);
+        }
+        let s = CallbackStorage::open(self.cb, &self.path, &[c"rb"], self.params as *mut c_void)?;
+        let mut v = vec![0u8; len];
+        cb_read(&s.cb, s.stream, self.base + chunk_offset as u64 + offset as u64, &mut v)?;
+        Ok(v)
+    }
+}
+
+/// What to run when the super-chunk goes away (the backend's destroy callback).
+type Release = Option<Box<dyn FnOnce() + Send>>;
+
+fn release_for(cb: &blosc2_io_cb, params: *mut c_void) -> Release {
+    let destroy = cb.destroy?;
+    let params = params as usize;
+    Some(Box::new(move || {
+        // SAFETY: the user's destroy callback with the params given at open time.
+        unsafe { destroy(params as *mut c_void) };
+    }))
+}
+
+/// Open the contiguous frame at `offset` of `path` through the backend `io`.
+fn open_with(path: &str, offset: u64, io: &blosc2_io, create_from: Option<Vec<u8>>) -> Result<(SuperChunk, Release)> {
+    let cb = find_cb(io.id).ok_or(Error::PluginIo)?;
+    let cpath = CString::new(path).map_err(|_| Error::InvalidParam)?;
+    if Path::new(path).is_dir() {
+        return Err(Error::PluginIo);
+    }
+    let mut store = match &create_from {
+        Some(_) => CallbackStorage::open(cb, &cpath, &[c"w+b", c"wb"], io.params)?,
+        None => CallbackStorage::open(cb, &cpath, &[c"r+b", c"rb"], io.params)?,
+    };
+    if let Some(bytes) = create_from {
+        store.truncate(0)?;
+        store.write_at(0, &bytes)?;
+    }
+    let mut sc = SuperChunk::from_store(Box::new(store), offset, FrameKind::Contiguous { path: None }, Some(Path::new(path)))?;
+    sc.decompressor().lazy = Some(Arc::new(CallbackLazyReader { cb, path: cpath, params: io.params as usize, base: offset }));
+    Ok((sc, release_for(&cb, io.params)))
+}
+
+/// A new, empty super-chunk whose contiguous frame goes through the backend `io`.
+pub fn new_with_io(cp: &blosc2_cparams, dp: &blosc2_dparams, spec: &StorageSpec, io: &blosc2_io) -> Result<(SuperChunk, Release)> {
+    let path = spec.urlpath.as_ref().and_then(|p| p.to_str()).ok_or(Error::InvalidParam)?.to_owned();
+    if !spec.contiguous {
+        return Err(Error::PluginIo);
+    }
+    let params = super::context::core_cparams(cp);
+    let dparams = crate::chunk::DecompressParams { nthreads: dp.nthreads.max(1), typesize: cp.typesize };
+    let mut mem = SuperChunk::new(params, dparams, &StorageSpec { contiguous: true, urlpath: None })?;
+    let bytes = mem.to_buffer()?.into_owned();
+    let (mut sc, rel) = open_with(&path, 0, io, Some(bytes))?;
+    sc.compressor().params.nthreads = cp.nthreads.max(1);
+    Ok((sc, rel))
+}
+
+fn open_udio_impl(urlpath: *const c_char, offset: i64, udio: *const blosc2_io) -> Result<*mut blosc2_schunk> {
+    // SAFETY: per the API contract.
+    let p = unsafe { cstr(urlpath) }.ok_or(Error::NullPointer)?;
+    // SAFETY: per the API contract.
+    let io = unsafe { udio.as_ref() }.copied().unwrap_or(BLOSC2_IO_DEFAULTS);
+    if offset < 0 {
+        return Err(Error::InvalidParam);
+    }
+    if io.id as c_int == BLOSC2_IO_FILESYSTEM {
+        let sc = SuperChunk::open(Path::new(p), offset as u64)?;
+        return register_opened(sc, !Path::new(p).is_dir(), Some(p), &io);
+    }
+    let (sc, rel) = open_with(p, offset as u64, &io, None)?;
+    let s = register_opened(sc, true, Some(p), &io)?;
+    with_handle(s, |h| h.io_release = rel);
+    Ok(s)
+}
+
+/// Open a super-chunk through a user I/O backend.
+///
+/// # Safety
+/// `urlpath` a C string; `udio` NULL or valid.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_open_udio(urlpath: *const c_char, udio: *const blosc2_io) -> *mut blosc2_schunk {
+    guard(std::ptr::null_mut(), || open_udio_impl(urlpath, 0, udio).unwrap_or(std::ptr::null_mut()))
+}
+
+/// Open the frame at `offset` of `urlpath` through a user I/O backend.
+///
+/// # Safety
+/// As `blosc2_schunk_open_udio`.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_open_offset_udio(
+    urlpath: *const c_char,
+    offset: i64,
+    udio: *const blosc2_io,
+) -> *mut blosc2_schunk {
+    guard(std::ptr::null_mut(), || open_udio_impl(urlpath, offset, udio).unwrap_or(std::ptr::null_mut()))
+}

@@ -1,0 +1,249 @@
+//! Metalayers (`blosc2_meta_*`) and variable-length metalayers (`blosc2_vlmeta_*`).
+//!
+//! The header's inline `blosc2_meta_exists`/`blosc2_meta_get` read `schunk->metalayers[]`
+//! directly; [`super::schunk::Handle::sync`] keeps those arrays current after every call here.
+//! Each successful change bumps `change_tick` once, as the reference does.
+
+use libc::{c_char, c_int};
+
+use super::abi::*;
+use super::boundary::{cstr, guard, slice, PANIC_CODE};
+use super::context::core_cparams;
+use super::schunk::{malloc_copy, with_handle, Handle};
+use crate::error::{Error, Result};
+use crate::frame::header::METALAYER_NAME_MAXLEN;
+
+fn run(schunk: *mut blosc2_schunk, f: impl FnOnce(&mut Handle) -> Result<c_int>) -> c_int {
+    guard(PANIC_CODE, || with_handle(schunk, f).unwrap_or(Err(Error::NullPointer)).unwrap_or_else(|e| e.code()))
+}
+
+/// # Safety
+/// `name` NULL or a C string.
+unsafe fn name_of<'a>(name: *const c_char) -> Result<&'a str> {
+    if name.is_null() {
+        return Err(Error::NullPointer);
+    }
+    // SAFETY: per contract.
+    unsafe { cstr(name) }.ok_or(Error::InvalidParam)
+}
+
+/// # Safety
+/// `content` readable for `len` bytes when non-null.
+unsafe fn content_of<'a>(content: *const u8, len: i32) -> Result<&'a [u8]> {
+    if len < 0 {
+        return Err(Error::InvalidParam);
+    }
+    if content.is_null() && len > 0 {
+        return Err(Error::NullPointer);
+    }
+    // SAFETY: per contract.
+    Ok(unsafe { slice(content, len as usize) })
+}
+
+/// Add a fixed-length metalayer; returns its index.
+///
+/// # Safety
+/// `schunk` live; `name` a C string; `content` readable for `content_len` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_meta_add(
+    schunk: *mut blosc2_schunk,
+    name: *const c_char,
+    content: *mut u8,
+    content_len: i32,
+) -> c_int {
+    run(schunk, |h| {
+        // SAFETY: per contract.
+        let (n, c) = unsafe { (name_of(name)?, content_of(content, content_len)?) };
+        if n.len() > METALAYER_NAME_MAXLEN {
+            // The reference crashes here; an error is the documented intent.
+            return Err(Error::InvalidParam);
+        }
+        let i = h.sc.meta_add(n, c)?;
+        h.bump_tick();
+        Ok(i as c_int)
+    })
+}
+
+/// Overwrite a metalayer in place. Content longer than the original is ignored (the
+/// reference returns the index and changes nothing); shorter content overwrites a prefix.
+///
+/// # Safety
+/// As `blosc2_meta_add`.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_meta_update(
+    schunk: *mut blosc2_schunk,
+    name: *const c_char,
+    content: *mut u8,
+    content_len: i32,
+) -> c_int {
+    run(schunk, |h| {
+        // SAFETY: per contract.
+        let (n, c) = unsafe { (name_of(name)?, content_of(content, content_len)?) };
+        if n.len() > METALAYER_NAME_MAXLEN {
+            return Err(Error::InvalidParam);
+        }
+        let i = h.sc.meta_exists(n).ok_or(Error::NotFound)?;
+        if c.len() > h.sc.metalayers()[i].content.len() {
+            return Ok(i as c_int);
+        }
+        let i = h.sc.meta_update(n, c)?;
+        h.bump_tick();
+        Ok(i as c_int)
+    })
+}
+
+/// Index of vlmetalayer `name`, or `BLOSC2_ERROR_NOT_FOUND`.
+///
+/// # Safety
+/// `schunk` live; `name` a C string.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_vlmeta_exists(schunk: *mut blosc2_schunk, name: *const c_char) -> c_int {
+    run(schunk, |h| {
+        // SAFETY: per contract.
+        let n = unsafe { name_of(name) }?;
+        if n.len() > METALAYER_NAME_MAXLEN {
+            return Err(Error::InvalidParam);
+        }
+        h.sc.vlmeta_exists(n).map(|i| i as c_int).ok_or(Error::NotFound)
+    })
+}
+
+/// Compression parameters for a vlmetalayer (`BLOSC2_CPARAMS_DEFAULTS` for NULL).
+///
+/// # Safety
+/// `cparams` NULL or valid.
+unsafe fn vl_params(cparams: *const blosc2_cparams) -> crate::chunk::CompressParams {
+    // SAFETY: per contract.
+    let cp = unsafe { cparams.as_ref() }.copied().unwrap_or(BLOSC2_CPARAMS_DEFAULTS);
+    let mut p = core_cparams(&cp);
+    p.nthreads = p.nthreads.max(1);
+    p
+}
+
+/// Add a variable-length metalayer; returns its index.
+///
+/// # Safety
+/// `schunk` live; `name` a C string; `content` readable for `content_len`; `cparams` NULL or
+/// valid.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_vlmeta_add(
+    schunk: *mut blosc2_schunk,
+    name: *const c_char,
+    content: *mut u8,
+    content_len: i32,
+    cparams: *mut blosc2_cparams,
+) -> c_int {
+    run(schunk, |h| {
+        // SAFETY: per contract.
+        let (n, c) = unsafe { (name_of(name)?, content_of(content, content_len)?) };
+        if n.len() > METALAYER_NAME_MAXLEN {
+            return Err(Error::Failure);
+        }
+        if h.sc.vlmeta_exists(n).is_some() {
+            return Err(Error::InvalidParam);
+        }
+        // SAFETY: per contract.
+        let p = unsafe { vl_params(cparams) };
+        let i = h.sc.vlmeta_add(n, c, Some(&p))?;
+        h.bump_tick();
+        Ok(i as c_int)
+    })
+}
+
+/// Replace the content of a vlmetalayer; returns its index.
+///
+/// # Safety
+/// As `blosc2_vlmeta_add`.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_vlmeta_update(
+    schunk: *mut blosc2_schunk,
+    name: *const c_char,
+    content: *mut u8,
+    content_len: i32,
+    cparams: *mut blosc2_cparams,
+) -> c_int {
+    run(schunk, |h| {
+        // SAFETY: per contract.
+        let (n, c) = unsafe { (name_of(name)?, content_of(content, content_len)?) };
+        if h.sc.vlmeta_exists(n).is_none() {
+            return Err(Error::NotFound);
+        }
+        // SAFETY: per contract.
+        let p = unsafe { vl_params(cparams) };
+        let i = h.sc.vlmeta_update(n, c, Some(&p))?;
+        h.bump_tick();
+        Ok(i as c_int)
+    })
+}
+
+/// A `malloc`ed copy of the decompressed content of a vlmetalayer; returns its index.
+///
+/// # Safety
+/// `schunk` live; `name` a C string; `content`, `content_len` writable.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_vlmeta_get(
+    schunk: *mut blosc2_schunk,
+    name: *const c_char,
+    content: *mut *mut u8,
+    content_len: *mut i32,
+) -> c_int {
+    run(schunk, |h| {
+        // SAFETY: per contract.
+        let n = unsafe { name_of(name) }?;
+        if content.is_null() || content_len.is_null() {
+            return Err(Error::NullPointer);
+        }
+        let i = h.sc.vlmeta_exists(n).ok_or(Error::NotFound)?;
+        let data = h.sc.vlmeta_get(n)?;
+        let p = malloc_copy(&data)?;
+        // SAFETY: writable per contract.
+        unsafe {
+            *content = p;
+            *content_len = data.len() as i32;
+        }
+        Ok(i as c_int)
+    })
+}
+
+/// Remove a vlmetalayer; returns how many remain.
+///
+/// # Safety
+/// `schunk` live; `name` a C string.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_vlmeta_delete(schunk: *mut blosc2_schunk, name: *const c_char) -> c_int {
+    run(schunk, |h| {
+        // SAFETY: per contract.
+        let n = unsafe { name_of(name) }?;
+        if h.sc.vlmeta_exists(n).is_none() {
+            return Err(Error::NotFound);
+        }
+        let left = h.sc.vlmeta_delete(n)?;
+        h.bump_tick();
+        Ok(left as c_int)
+    })
+}
+
+/// Store pointers to the vlmetalayer names (owned by the super-chunk, valid until its next
+/// vlmetalayer change) in `names`; returns how many.
+///
+/// # Safety
+/// `schunk` live; `names` writable for `nvlmetalayers` pointers.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_vlmeta_get_names(schunk: *mut blosc2_schunk, names: *mut *mut c_char) -> c_int {
+    run(schunk, |h| {
+        if names.is_null() {
+            return Err(Error::NullPointer);
+        }
+        h.sync();
+        let p = h.public();
+        // SAFETY: the public struct is live under the handle lock; its vlmetalayer structs are
+        // ours and current after sync.
+        let s = unsafe { &*p };
+        let n = s.nvlmetalayers.max(0) as usize;
+        for i in 0..n {
+            // SAFETY: names is writable for n entries per contract; slots 0..n are allocated.
+            unsafe { *names.add(i) = (*s.vlmetalayers[i]).name };
+        }
+        Ok(n as c_int)
+    })
+}

@@ -1,0 +1,1189 @@
+//! Super-chunks (`blosc2_schunk_*`): the C face of [`SuperChunk`].
+//!
+//! A `blosc2_schunk*` handed to C is a `calloc`ed public struct whose fields C code (and the
+//! header's inline `blosc2_meta_exists`/`blosc2_meta_get`) read directly. The Rust state lives
+//! in a [`Handle`] found through a side table keyed by that pointer, so an unknown or freed
+//! pointer is an error code instead of a crash. After every operation [`Handle::sync`] copies
+//! the current state back into the public struct (counters, parameters, metalayer arrays).
+
+use std::borrow::Cow;
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, OnceLock};
+
+use libc::{c_char, c_int, c_void};
+
+use super::abi::*;
+use super::boundary::{cstr, guard, slice, slice_mut, PANIC_CODE};
+use super::context::{blosc2_create_cctx, blosc2_create_dctx, blosc2_free_ctx, core_cparams, ctx_mut, Engine};
+use crate::chunk::header::{ChunkHeader, MIN_HEADER_LENGTH};
+use crate::chunk::{DecompressParams, Special};
+use crate::error::{Error, Result};
+use crate::frame::header::Metalayer;
+use crate::schunk::{StorageSpec, SuperChunk};
+
+/// The Rust side of one `blosc2_schunk`.
+pub struct Handle {
+    pub sc: SuperChunk,
+    public: *mut blosc2_schunk,
+    /// Chunks handed over with `copy == false`: the reference keeps (and frees) them, so they
+    /// stay valid for the caller until the super-chunk is freed.
+    adopted: Vec<*mut u8>,
+    /// Our own copies of the public metalayer structs (rebuilt when they change).
+    meta_shadow: Vec<Metalayer>,
+    vlmeta_shadow: Vec<Metalayer>,
+    /// Arrays of names returned by `blosc2_vlmeta_get_names` point into the vlmetalayer
+    /// structs, which live until the next change.
+    current_nchunk: i64,
+    change_tick: i64,
+    /// I/O backend bookkeeping (user callbacks), released at free.
+    pub io_release: Option<Box<dyn FnOnce() + Send>>,
+}
+
+// SAFETY: the raw pointers are allocations owned by this handle; every access goes through
+// the handle's mutex.
+unsafe impl Send for Handle {}
+
+type Shared = Arc<Mutex<Handle>>;
+
+fn table() -> &'static Mutex<HashMap<usize, Shared>> {
+    static T: OnceLock<Mutex<HashMap<usize, Shared>>> = OnceLock::new();
+    T.get_or_init(|| Mutex::new(HashMap::new()))
+}
+
+fn lookup(schunk: *const blosc2_schunk) -> Option<Shared> {
+    if schunk.is_null() {
+        return None;
+    }
+    let t = table().lock().unwrap_or_else(|e| e.into_inner());
+    t.get(&(schunk as usize)).cloned()
+}
+
+/// Run `f` on the handle of `schunk` (for other C-layer modules such as b2nd), then refresh
+/// the public struct. `None` when `schunk` is not a live super-chunk of this library.
+pub fn with_handle<R>(schunk: *mut blosc2_schunk, f: impl FnOnce(&mut Handle) -> R) -> Option<R> {
+    let shared = lookup(schunk)?;
+    let mut h = shared.lock().unwrap_or_else(|e| e.into_inner());
+    let r = f(&mut h);
+    h.sync();
+    Some(r)
+}
+
+/// Like [`with_handle`], mapping an unknown pointer to `BLOSC2_ERROR_NULL_POINTER`.
+fn with<R>(schunk: *mut blosc2_schunk, f: impl FnOnce(&mut Handle) -> Result<R>) -> Result<R> {
+    with_handle(schunk, f).unwrap_or(Err(Error::NullPointer))
+}
+
+fn code_i64(r: Result<i64>) -> i64 {
+    r.unwrap_or_else(|e| e.code() as i64)
+}
+
+fn code_int(r: Result<c_int>) -> c_int {
+    r.unwrap_or_else(|e| e.code())
+}
+
+/// `malloc` a copy of `data` (for buffers the caller frees with `free`).
+pub fn malloc_copy(data: &[u8]) -> Result<*mut u8> {
+    // SAFETY: plain allocation; at least one byte so the result is never NULL on success.
+    let p = unsafe { libc::malloc(data.len().max(1)) } as *mut u8;
+    if p.is_null() {
+        return Err(Error::MemoryAlloc);
+    }
+    // SAFETY: p is valid for data.len() bytes and does not overlap data.
+    unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), p, data.len()) };
+    Ok(p)
+}
+
+/// `strdup` of a Rust string.
+fn c_strdup(s: &str) -> *mut c_char {
+    let mut v = s.as_bytes().to_vec();
+    v.push(0);
+    malloc_copy(&v).map(|p| p as *mut c_char).unwrap_or(std::ptr::null_mut())
+}
+
+/// `calloc` one `T` and move `v` into it.
+fn c_box<T>(v: T) -> *mut T {
+    // SAFETY: plain allocation of one T.
+    let p = unsafe { libc::calloc(1, std::mem::size_of::<T>()) } as *mut T;
+    if !p.is_null() {
+        // SAFETY: p is valid, aligned (malloc alignment suffices for these C structs).
+        unsafe { p.write(v) };
+    }
+    p
+}
+
+/// Free what `c_box`/`malloc_copy` returned (NULL is fine).
+fn c_free<T>(p: *mut T) {
+    // SAFETY: p is NULL or came from the C allocator.
+    unsafe { libc::free(p as *mut c_void) }
+}
+
+fn alloc_metalayer(m: &Metalayer) -> *mut blosc2_metalayer {
+    let content = malloc_copy(&m.content).unwrap_or(std::ptr::null_mut());
+    c_box(blosc2_metalayer { name: c_strdup(&m.name), content, content_len: m.content.len() as i32 })
+}
+
+fn free_metalayer(p: *mut blosc2_metalayer) {
+    if p.is_null() {
+        return;
+    }
+    // SAFETY: p came from alloc_metalayer.
+    let m = unsafe { &*p };
+    c_free(m.name);
+    c_free(m.content);
+    c_free(p);
+}
+
+/// Free the storage copy made by `alloc_storage`.
+fn free_storage(st: *mut blosc2_storage) {
+    if st.is_null() {
+        return;
+    }
+    // SAFETY: st came from alloc_storage.
+    let s = unsafe { &*st };
+    c_free(s.urlpath);
+    c_free(s.cparams);
+    c_free(s.dparams);
+    if !s.io.is_null() {
+        // SAFETY: allocated in alloc_storage.
+        c_free(unsafe { (*s.io).name } as *mut c_char);
+        c_free(s.io);
+    }
+    c_free(st);
+}
+
+/// Our own copy of a storage description, with its strings and parameter structs.
+fn alloc_storage(
+    contiguous: bool,
+    urlpath: Option<&str>,
+    cparams: blosc2_cparams,
+    dparams: blosc2_dparams,
+    io: &blosc2_io,
+) -> *mut blosc2_storage {
+    // SAFETY: io.name is NULL or a NUL-terminated string (per the blosc2_io contract).
+    let io_name = unsafe { cstr(io.name) }.map(c_strdup).unwrap_or(std::ptr::null_mut());
+    let io_copy = c_box(blosc2_io { id: io.id, name: io_name, params: io.params });
+    c_box(blosc2_storage {
+        contiguous,
+        urlpath: urlpath.map(c_strdup).unwrap_or(std::ptr::null_mut()),
+        cparams: c_box(cparams),
+        dparams: c_box(dparams),
+        io: io_copy,
+    })
+}
+
+impl Handle {
+    /// The public struct's storage copy.
+    fn storage(&self) -> Option<&blosc2_storage> {
+        // SAFETY: public is live while the handle exists; storage is ours or NULL.
+        unsafe { (*self.public).storage.as_ref() }
+    }
+
+    pub fn public(&self) -> *mut blosc2_schunk {
+        self.public
+    }
+
+    /// Count a change of the (vl)metalayers, as the reference's `change_tick`.
+    pub fn bump_tick(&mut self) {
+        self.change_tick += 1;
+    }
+
+    /// Copy the current state into the public struct.
+    pub fn sync(&mut self) {
+        let sc = &mut self.sc;
+        let p = sc.cparams().clone();
+        let frame_backed = sc.frame_kind().is_some();
+        let nchunks = sc.nchunks();
+        let metas_changed = self.meta_shadow != sc.metalayers();
+        let vl_changed = self.vlmeta_shadow != sc.vlmetalayers_raw();
+        // SAFETY: public is live and exclusively ours under the handle lock.
+        let s = unsafe { &mut *self.public };
+        s.version = 0;
+        s.compcode = p.compcode;
+        s.compcode_meta = p.compcode_meta;
+        s.clevel = p.clevel;
+        s.splitmode = p.splitmode as u8;
+        s.typesize = p.typesize;
+        s.blocksize = sc.blocksize();
+        s.chunksize = sc.chunksize();
+        s.flags2 = sc.flags2();
+        s.use_dict = p.use_dict as u8;
+        s.filters = p.filters;
+        s.filters_meta = p.filters_meta;
+        s.nchunks = nchunks;
+        s.current_nchunk = self.current_nchunk;
+        s.nbytes = sc.nbytes();
+        s.cbytes = sc.cbytes();
+        // The frame pointer is opaque to C; only its NULL-ness means something (frame-backed).
+        s.frame = if frame_backed { self.public as *mut blosc2_frame } else { std::ptr::null_mut() };
+        s.change_tick = self.change_tick;
+        if metas_changed {
+            for slot in s.metalayers.iter_mut() {
+                free_metalayer(std::mem::replace(slot, std::ptr::null_mut()));
+            }
+            let metas = sc.metalayers().to_vec();
+            for (slot, m) in s.metalayers.iter_mut().zip(&metas) {
+                *slot = alloc_metalayer(m);
+            }
+            s.nmetalayers = metas.len().min(BLOSC2_MAX_METALAYERS) as u16;
+            self.meta_shadow = metas;
+        }
+        if vl_changed {
+            for slot in s.vlmetalayers.iter_mut() {
+                free_metalayer(std::mem::replace(slot, std::ptr::null_mut()));
+            }
+            let vls = sc.vlmetalayers_raw().to_vec();
+            for (slot, m) in s.vlmetalayers.iter_mut().zip(&vls) {
+                *slot = alloc_metalayer(m);
+            }
+            s.nvlmetalayers = vls.len().min(BLOSC2_MAX_VLMETALAYERS) as i16;
+            self.vlmeta_shadow = vls;
+        }
+    }
+}
+
+impl Drop for Handle {
+    fn drop(&mut self) {
+        if let Some(f) = self.io_release.take() {
+            f();
+        }
+        for p in self.adopted.drain(..) {
+            c_free(p);
+        }
+        if self.public.is_null() {
+            return;
+        }
+        // SAFETY: public came from c_box in register and is freed only here.
+        let s = unsafe { &mut *self.public };
+        for slot in s.metalayers.iter_mut().chain(s.vlmetalayers.iter_mut()) {
+            free_metalayer(std::mem::replace(slot, std::ptr::null_mut()));
+        }
+        // SAFETY: contexts were created by blosc2_create_*ctx for this handle.
+        unsafe {
+            blosc2_free_ctx(s.cctx);
+            blosc2_free_ctx(s.dctx);
+        }
+        free_storage(s.storage);
+        c_free(s.blockshape);
+        c_free(self.public);
+    }
+}
+
+/// Wrap a [`SuperChunk`] into a new public struct; `cparams`/`dparams` are what the storage
+/// copy and the contexts get.
+pub fn register(
+    mut sc: SuperChunk,
+    mut cparams: blosc2_cparams,
+    mut dparams: blosc2_dparams,
+    contiguous: bool,
+    urlpath: Option<&str>,
+    io: &blosc2_io,
+) -> Result<*mut blosc2_schunk> {
+    // SAFETY: all-zero is a valid blosc2_schunk (integers 0, pointers NULL, bools false).
+    let public = c_box(unsafe { std::mem::zeroed::<blosc2_schunk>() });
+    if public.is_null() {
+        return Err(Error::MemoryAlloc);
+    }
+    cparams.schunk = public as *mut c_void;
+    dparams.schunk = public as *mut c_void;
+    let cctx = blosc2_create_cctx(cparams);
+    let dctx = blosc2_create_dctx(dparams);
+    // Callbacks set in the parameters (prefilter, postfilter) run through the super-chunk's
+    // own engines, with the public contexts as their `ctx`.
+    // SAFETY: freshly created contexts (or NULL).
+    if let Some(c) = unsafe { ctx_mut(cctx) } {
+        if let Engine::Compress(comp) = &c.engine {
+            sc.compressor().prefilter = comp.prefilter.clone();
+            sc.compressor().call = comp.call.clone();
+        }
+    }
+    // SAFETY: as above.
+    if let Some(d) = unsafe { ctx_mut(dctx) } {
+        if let Engine::Decompress(dec) = &d.engine {
+            sc.decompressor().postfilter = dec.postfilter.clone();
+            sc.decompressor().call = dec.call.clone();
+        }
+    }
+    let storage = alloc_storage(contiguous, urlpath, cparams, dparams, io);
+    // SAFETY: public is a valid, exclusively owned allocation.
+    unsafe {
+        (*public).storage = storage;
+        (*public).cctx = cctx;
+        (*public).dctx = dctx;
+        (*public).tuner_params = cparams.tuner_params;
+        (*public).tuner_id = cparams.tuner_id;
+    }
+    let mut h = Handle {
+        sc,
+        public,
+        adopted: Vec::new(),
+        meta_shadow: Vec::new(),
+        vlmeta_shadow: Vec::new(),
+        current_nchunk: 0,
+        change_tick: 0,
+        io_release: None,
+    };
+    h.sync();
+    table().lock().unwrap_or_else(|e| e.into_inner()).insert(public as usize, Arc::new(Mutex::new(h)));
+    Ok(public)
+}
+
+/// Parameters of a new super-chunk as given in a storage (defaults for NULL pointers).
+///
+/// # Safety
+/// `storage` is NULL or valid, with valid (or NULL) nested pointers.
+unsafe fn storage_params(storage: *const blosc2_storage) -> (blosc2_storage, blosc2_cparams, blosc2_dparams, blosc2_io) {
+    // SAFETY: per contract.
+    let st = unsafe { storage.as_ref() }.copied().unwrap_or(BLOSC2_STORAGE_DEFAULTS);
+    // SAFETY: per contract.
+    let cp = unsafe { st.cparams.as_ref() }.copied().unwrap_or(BLOSC2_CPARAMS_DEFAULTS);
+    // SAFETY: per contract.
+    let dp = unsafe { st.dparams.as_ref() }.copied().unwrap_or(BLOSC2_DPARAMS_DEFAULTS);
+    // SAFETY: per contract.
+    let io = unsafe { st.io.as_ref() }.copied().unwrap_or(BLOSC2_IO_DEFAULTS);
+    (st, cp, dp, io)
+}
+
+fn core_dparams(dp: &blosc2_dparams, typesize: i32) -> DecompressParams {
+    DecompressParams { nthreads: dp.nthreads.max(1), typesize }
+}
+
+/// The user I/O backends are provided by `ffi::frame`; this resolves what `new` needs.
+fn new_impl(storage: *const blosc2_storage) -> Result<*mut blosc2_schunk> {
+    // SAFETY: per the API contract of blosc2_schunk_new.
+    let (st, mut cp, dp, io) = unsafe { storage_params(storage) };
+    // SAFETY: urlpath is NULL or a C string.
+    let url = unsafe { cstr(st.urlpath) }.map(str::to_owned);
+    if cp.nthreads <= 0 {
+        cp.nthreads = 1;
+    }
+    let spec = StorageSpec { contiguous: st.contiguous, urlpath: url.as_ref().map(PathBuf::from) };
+    if io.id as c_int != BLOSC2_IO_FILESYSTEM && url.is_some() {
+        let (sc, release) = super::frame::new_with_io(&cp, &dp, &spec, &io)?;
+        let p = register(sc, cp, dp, st.contiguous, url.as_deref(), &io)?;
+        with_handle(p, |h| h.io_release = release);
+        return Ok(p);
+    }
+    let sc = SuperChunk::new(core_cparams(&cp), core_dparams(&dp, cp.typesize), &spec)?;
+    register(sc, cp, dp, st.contiguous, url.as_deref(), &io)
+}
+
+/// Create a new super-chunk described by `storage` (NULL means the defaults).
+///
+/// # Safety
+/// `storage` is NULL or a valid `blosc2_storage` whose pointers are valid or NULL.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_new(storage: *mut blosc2_storage) -> *mut blosc2_schunk {
+    guard(std::ptr::null_mut(), || new_impl(storage).unwrap_or(std::ptr::null_mut()))
+}
+
+/// Release a super-chunk (on-disk data stays).
+///
+/// # Safety
+/// `schunk` is NULL or a live super-chunk; it must not be used afterwards.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_free(schunk: *mut blosc2_schunk) -> c_int {
+    guard(PANIC_CODE, || {
+        if schunk.is_null() {
+            return 0;
+        }
+        let removed = table().lock().unwrap_or_else(|e| e.into_inner()).remove(&(schunk as usize));
+        match removed {
+            Some(shared) => {
+                // Wait for a concurrent user, then drop the handle (frees the public struct).
+                drop(shared.lock().unwrap_or_else(|e| e.into_inner()));
+                drop(shared);
+                0
+            }
+            None => Error::NullPointer.code(),
+        }
+    })
+}
+
+/// Read a chunk of unknown length from C: 16 header bytes first, then `cbytes`.
+///
+/// # Safety
+/// `chunk` is NULL or points to a chunk whose header's `cbytes` bytes are readable.
+unsafe fn chunk_from_c<'a>(chunk: *const u8) -> Result<&'a [u8]> {
+    if chunk.is_null() {
+        return Err(Error::NullPointer);
+    }
+    // SAFETY: every chunk has at least a 16-byte header.
+    let head = unsafe { slice(chunk, MIN_HEADER_LENGTH) };
+    let h = ChunkHeader::read_min(head)?;
+    if (h.cbytes as usize) < MIN_HEADER_LENGTH {
+        return Err(Error::ReadBuffer);
+    }
+    // SAFETY: the chunk holds cbytes bytes per contract.
+    Ok(unsafe { slice(chunk, h.cbytes as usize) })
+}
+
+/// Append a compressed chunk; returns the new number of chunks.
+///
+/// # Safety
+/// `schunk` live; `chunk` a valid compressed chunk. With `copy == false` the chunk must be
+/// heap-allocated (`malloc`): the super-chunk takes ownership and frees it.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_append_chunk(schunk: *mut blosc2_schunk, chunk: *mut u8, copy: bool) -> i64 {
+    guard(PANIC_CODE as i64, || {
+        code_i64(with(schunk, |h| {
+            // SAFETY: per contract.
+            let c = unsafe { chunk_from_c(chunk) }?;
+            h.current_nchunk = h.sc.nchunks();
+            let n = h.sc.append_chunk(c)?;
+            if !copy {
+                h.adopted.push(chunk);
+            }
+            Ok(n)
+        }))
+    })
+}
+
+/// Insert a compressed chunk before chunk `nchunk`.
+///
+/// # Safety
+/// As `blosc2_schunk_append_chunk`.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_insert_chunk(
+    schunk: *mut blosc2_schunk,
+    nchunk: i64,
+    chunk: *mut u8,
+    copy: bool,
+) -> i64 {
+    guard(PANIC_CODE as i64, || {
+        code_i64(with(schunk, |h| {
+            // SAFETY: per contract.
+            let c = unsafe { chunk_from_c(chunk) }?;
+            if nchunk < 0 || nchunk > h.sc.nchunks() {
+                return Err(Error::InvalidParam);
+            }
+            let n = h.sc.insert_chunk(nchunk, c)?;
+            h.current_nchunk = nchunk;
+            if !copy {
+                h.adopted.push(chunk);
+            }
+            Ok(n)
+        }))
+    })
+}
+
+/// Replace chunk `nchunk`.
+///
+/// # Safety
+/// As `blosc2_schunk_append_chunk`.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_update_chunk(
+    schunk: *mut blosc2_schunk,
+    nchunk: i64,
+    chunk: *mut u8,
+    copy: bool,
+) -> i64 {
+    guard(PANIC_CODE as i64, || {
+        code_i64(with(schunk, |h| {
+            // SAFETY: per contract.
+            let c = unsafe { chunk_from_c(chunk) }?;
+            if nchunk < 0 || nchunk >= h.sc.nchunks() {
+                return Err(Error::InvalidParam);
+            }
+            let n = h.sc.update_chunk(nchunk, c)?;
+            h.current_nchunk = nchunk;
+            if !copy {
+                h.adopted.push(chunk);
+            }
+            Ok(n)
+        }))
+    })
+}
+
+/// Remove chunk `nchunk`; returns the new number of chunks.
+///
+/// # Safety
+/// `schunk` live.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_delete_chunk(schunk: *mut blosc2_schunk, nchunk: i64) -> i64 {
+    guard(PANIC_CODE as i64, || {
+        code_i64(with(schunk, |h| {
+            if nchunk < 0 || nchunk >= h.sc.nchunks() {
+                return Err(Error::InvalidParam);
+            }
+            let n = h.sc.delete_chunk(nchunk)?;
+            h.current_nchunk = nchunk;
+            Ok(n)
+        }))
+    })
+}
+
+/// Compress `nbytes` bytes of `src` and append them as a new chunk.
+///
+/// # Safety
+/// `schunk` live; `src` readable for `nbytes` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_append_buffer(schunk: *mut blosc2_schunk, src: *const c_void, nbytes: i32) -> i64 {
+    guard(PANIC_CODE as i64, || {
+        code_i64(with(schunk, |h| {
+            if nbytes < 0 {
+                return Err(Error::InvalidParam);
+            }
+            if src.is_null() && nbytes > 0 {
+                return Err(Error::NullPointer);
+            }
+            // SAFETY: readable for nbytes per contract.
+            let s = unsafe { slice(src as *const u8, nbytes as usize) };
+            h.current_nchunk = h.sc.nchunks();
+            h.sc.append_buffer(s)
+        }))
+    })
+}
+
+/// Decompress chunk `nchunk` into `dest` (`nbytes` bytes); returns the decompressed size.
+///
+/// # Safety
+/// `schunk` live; `dest` writable for `nbytes` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_decompress_chunk(
+    schunk: *mut blosc2_schunk,
+    nchunk: i64,
+    dest: *mut c_void,
+    nbytes: i32,
+) -> c_int {
+    guard(PANIC_CODE, || {
+        code_int(with(schunk, |h| {
+            if nchunk < 0 || nchunk >= h.sc.nchunks() {
+                return Err(Error::InvalidParam);
+            }
+            if nbytes < 0 {
+                return Err(Error::InvalidParam);
+            }
+            if dest.is_null() {
+                return Err(Error::NullPointer);
+            }
+            // SAFETY: writable for nbytes per contract.
+            let d = unsafe { slice_mut(dest as *mut u8, nbytes as usize) };
+            let n = match h.sc.decompress_chunk(nchunk, d) {
+                // Separate chunks go through the chunk API, which says INVALID_PARAM here.
+                Err(Error::WriteBuffer) if h.sc.frame_kind().is_none() => Err(Error::InvalidParam),
+                r => r.map(|n| n as c_int),
+            }?;
+            h.current_nchunk = nchunk;
+            Ok(n)
+        }))
+    })
+}
+
+/// Hand a chunk to C: a pointer into our storage when borrowed, else a `malloc`ed copy.
+///
+/// # Safety
+/// `chunk` and `needs_free` writable.
+unsafe fn hand_out(c: Cow<'_, [u8]>, chunk: *mut *mut u8, needs_free: *mut bool) -> Result<c_int> {
+    let len = c.len() as c_int;
+    let (p, nf) = match c {
+        Cow::Borrowed(b) => (b.as_ptr() as *mut u8, false),
+        Cow::Owned(v) => (malloc_copy(&v)?, true),
+    };
+    // SAFETY: writable per contract.
+    unsafe {
+        *chunk = p;
+        *needs_free = nf;
+    }
+    Ok(len)
+}
+
+/// Get compressed chunk `nchunk`; returns its size.
+///
+/// # Safety
+/// `schunk` live; `chunk` and `needs_free` writable.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_get_chunk(
+    schunk: *mut blosc2_schunk,
+    nchunk: i64,
+    chunk: *mut *mut u8,
+    needs_free: *mut bool,
+) -> c_int {
+    guard(PANIC_CODE, || {
+        code_int(with(schunk, |h| {
+            if chunk.is_null() || needs_free.is_null() {
+                return Err(Error::NullPointer);
+            }
+            if nchunk < 0 || nchunk >= h.sc.nchunks() {
+                return Err(Error::InvalidParam);
+            }
+            let c = h.sc.get_chunk(nchunk)?;
+            // SAFETY: per contract.
+            unsafe { hand_out(c, chunk, needs_free) }
+        }))
+    })
+}
+
+/// Get chunk `nchunk` as a lazy chunk (on-disk frames) or the chunk itself.
+///
+/// # Safety
+/// As `blosc2_schunk_get_chunk`.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_get_lazychunk(
+    schunk: *mut blosc2_schunk,
+    nchunk: i64,
+    chunk: *mut *mut u8,
+    needs_free: *mut bool,
+) -> c_int {
+    guard(PANIC_CODE, || {
+        code_int(with(schunk, |h| {
+            if chunk.is_null() || needs_free.is_null() {
+                return Err(Error::NullPointer);
+            }
+            if nchunk < 0 || nchunk >= h.sc.nchunks() {
+                return Err(Error::InvalidParam);
+            }
+            let c = h.sc.get_lazy_chunk(nchunk)?;
+            // SAFETY: per contract.
+            unsafe { hand_out(c, chunk, needs_free) }
+        }))
+    })
+}
+
+/// Decompress VL block `nblock` of chunk `nchunk` into a new `malloc`ed buffer.
+///
+/// # Safety
+/// `schunk` live; `dest` and `destsize` writable.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_get_vlblock(
+    schunk: *mut blosc2_schunk,
+    nchunk: i64,
+    nblock: i32,
+    dest: *mut *mut u8,
+    destsize: *mut i32,
+) -> c_int {
+    guard(PANIC_CODE, || {
+        code_int(with(schunk, |h| {
+            if dest.is_null() || destsize.is_null() {
+                return Err(Error::NullPointer);
+            }
+            if nchunk < 0 || nchunk >= h.sc.nchunks() || nblock < 0 {
+                return Err(Error::InvalidParam);
+            }
+            let c = h.sc.get_chunk(nchunk)?.into_owned();
+            let hd = ChunkHeader::read(&c)?;
+            if hd.blosc2_flags2 & crate::chunk::header::VL_BLOCKS == 0 {
+                return Err(Error::InvalidParam);
+            }
+            let mut dec = crate::chunk::decompress::Decompressor::new(DecompressParams::default());
+            let block = dec.vl_decompress_block(&c, nblock as usize)?;
+            let p = malloc_copy(&block)?;
+            // SAFETY: writable per contract.
+            unsafe {
+                *dest = p;
+                *destsize = block.len() as i32;
+            }
+            Ok(block.len() as c_int)
+        }))
+    })
+}
+
+/// Items `start..stop` decompressed into `buffer`.
+///
+/// # Safety
+/// `schunk` live; `buffer` writable for `(stop - start) * typesize` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_get_slice_buffer(
+    schunk: *mut blosc2_schunk,
+    start: i64,
+    stop: i64,
+    buffer: *mut c_void,
+) -> c_int {
+    guard(PANIC_CODE, || {
+        code_int(with(schunk, |h| {
+            let n = slice_len(h, start, stop)?;
+            if buffer.is_null() && n > 0 {
+                return Err(Error::NullPointer);
+            }
+            // SAFETY: writable for n bytes per contract.
+            let d = unsafe { slice_mut(buffer as *mut u8, n) };
+            h.sc.get_slice(start, stop, d)?;
+            Ok(0)
+        }))
+    })
+}
+
+fn slice_len(h: &Handle, start: i64, stop: i64) -> Result<usize> {
+    let ts = h.sc.typesize() as i64;
+    if start < 0 || stop < start {
+        return Err(Error::InvalidParam);
+    }
+    if stop * ts > h.sc.nbytes() {
+        // What the reference reports for a slice past the end.
+        return Err(Error::Failure);
+    }
+    usize::try_from((stop - start) * ts).map_err(|_| Error::InvalidParam)
+}
+
+/// Overwrite items `start..stop` with `buffer`.
+///
+/// # Safety
+/// `schunk` live; `buffer` readable for `(stop - start) * typesize` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_set_slice_buffer(
+    schunk: *mut blosc2_schunk,
+    start: i64,
+    stop: i64,
+    buffer: *mut c_void,
+) -> c_int {
+    guard(PANIC_CODE, || {
+        code_int(with(schunk, |h| {
+            let n = slice_len(h, start, stop)?;
+            if buffer.is_null() && n > 0 {
+                return Err(Error::NullPointer);
+            }
+            // SAFETY: readable for n bytes per contract.
+            let s = unsafe { slice(buffer as *const u8, n) };
+            h.sc.set_slice(start, stop, s)?;
+            // The reference leaves the last chunk it rewrote as the current one.
+            let cs = h.sc.chunksize() as i64;
+            if stop > start && cs > 0 {
+                h.current_nchunk = ((stop * h.sc.typesize() as i64) - 1) / cs;
+            }
+            Ok(0)
+        }))
+    })
+}
+
+/// Items at `coords[0..ncoords]` gathered into `buffer`.
+///
+/// # Safety
+/// `schunk` live; `coords` readable for `ncoords` items; `buffer` writable for
+/// `ncoords * typesize` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_get_sparse_buffer(
+    schunk: *mut blosc2_schunk,
+    ncoords: i64,
+    coords: *const i64,
+    buffer: *mut c_void,
+) -> c_int {
+    guard(PANIC_CODE, || {
+        code_int(with(schunk, |h| {
+            if ncoords < 0 {
+                return Err(Error::InvalidParam);
+            }
+            if ncoords == 0 {
+                return Ok(0);
+            }
+            if coords.is_null() || buffer.is_null() {
+                return Err(Error::NullPointer);
+            }
+            let ts = h.sc.typesize() as usize;
+            // SAFETY: readable for ncoords items per contract.
+            let cs = unsafe { std::slice::from_raw_parts(coords, ncoords as usize) };
+            // SAFETY: writable for ncoords * typesize bytes per contract.
+            let out = unsafe { slice_mut(buffer as *mut u8, cs.len() * ts) };
+            for (c, o) in cs.iter().zip(out.chunks_exact_mut(ts)) {
+                h.sc.get_slice(*c, c + 1, o)?;
+            }
+            Ok(0)
+        }))
+    })
+}
+
+/// A `malloc`ed copy of the compression parameters.
+///
+/// # Safety
+/// `schunk` live; `cparams` writable.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_get_cparams(schunk: *mut blosc2_schunk, cparams: *mut *mut blosc2_cparams) -> c_int {
+    guard(PANIC_CODE, || {
+        code_int(with(schunk, |h| {
+            if cparams.is_null() {
+                return Err(Error::NullPointer);
+            }
+            let p = h.sc.cparams().clone();
+            let mut cp = BLOSC2_CPARAMS_DEFAULTS;
+            cp.compcode = p.compcode;
+            cp.compcode_meta = p.compcode_meta;
+            cp.clevel = p.clevel;
+            cp.use_dict = p.use_dict as c_int;
+            cp.typesize = p.typesize;
+            cp.blocksize = p.blocksize;
+            cp.splitmode = p.splitmode;
+            cp.filters = p.filters;
+            cp.filters_meta = p.filters_meta;
+            cp.schunk = h.public as *mut c_void;
+            if let Some(st) = h.storage() {
+                // SAFETY: our own copy.
+                if let Some(s) = unsafe { st.cparams.as_ref() } {
+                    cp.nthreads = s.nthreads;
+                    cp.tuner_id = s.tuner_id;
+                    cp.tuner_params = s.tuner_params;
+                    cp.codec_params = s.codec_params;
+                    cp.filter_params = s.filter_params;
+                }
+            }
+            let out = c_box(cp);
+            if out.is_null() {
+                return Err(Error::MemoryAlloc);
+            }
+            // SAFETY: writable per contract.
+            unsafe { *cparams = out };
+            Ok(0)
+        }))
+    })
+}
+
+/// A `malloc`ed copy of the decompression parameters.
+///
+/// # Safety
+/// `schunk` live; `dparams` writable.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_get_dparams(schunk: *mut blosc2_schunk, dparams: *mut *mut blosc2_dparams) -> c_int {
+    guard(PANIC_CODE, || {
+        code_int(with(schunk, |h| {
+            if dparams.is_null() {
+                return Err(Error::NullPointer);
+            }
+            // The reference fills in the thread count and the owner only.
+            // SAFETY: all-zero is a valid blosc2_dparams.
+            let mut dp: blosc2_dparams = unsafe { std::mem::zeroed() };
+            dp.nthreads = h.sc.dparams().nthreads;
+            dp.schunk = h.public as *mut c_void;
+            let out = c_box(dp);
+            if out.is_null() {
+                return Err(Error::MemoryAlloc);
+            }
+            // SAFETY: writable per contract.
+            unsafe { *dparams = out };
+            Ok(0)
+        }))
+    })
+}
+
+/// Reorder chunks: new chunk `i` is old chunk `offsets_order[i]`.
+///
+/// # Safety
+/// `schunk` live; `offsets_order` readable for `nchunks` items.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_reorder_offsets(schunk: *mut blosc2_schunk, offsets_order: *mut i64) -> c_int {
+    guard(PANIC_CODE, || {
+        code_int(with(schunk, |h| {
+            if offsets_order.is_null() {
+                return Err(Error::NullPointer);
+            }
+            if h.sc.frame_kind().is_none() {
+                // The reference only reorders frame indexes.
+                return Err(Error::InvalidParam);
+            }
+            let n = h.sc.nchunks() as usize;
+            // SAFETY: readable for nchunks items per contract.
+            let order = unsafe { std::slice::from_raw_parts(offsets_order, n) }.to_vec();
+            h.sc.reorder_offsets(&order)?;
+            Ok(0)
+        }))
+    })
+}
+
+/// Length of the frame (for separate chunks, an estimate: data plus an 8-byte index entry
+/// per chunk, as the reference says).
+///
+/// # Safety
+/// `schunk` live.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_frame_len(schunk: *mut blosc2_schunk) -> i64 {
+    guard(PANIC_CODE as i64, || {
+        code_i64(with(schunk, |h| Ok(h.sc.frame_len().unwrap_or_else(|| h.sc.cbytes() + 8 * h.sc.nchunks()))))
+    })
+}
+
+/// Fill an empty super-chunk with `nitems` items of a special value.
+///
+/// # Safety
+/// `schunk` live.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_fill_special(
+    schunk: *mut blosc2_schunk,
+    nitems: i64,
+    special_value: c_int,
+    chunksize: i32,
+) -> i64 {
+    guard(PANIC_CODE as i64, || {
+        code_i64(with(schunk, |h| {
+            if nitems != 0 && (h.sc.nbytes() > 0 || h.sc.cbytes() > 0) {
+                // Only an empty super-chunk can be filled (checked first, as the reference).
+                return Err(Error::FrameSpecial);
+            }
+            let kind = match special_value {
+                BLOSC2_SPECIAL_ZERO => Special::Zero,
+                BLOSC2_SPECIAL_NAN => Special::Nan,
+                BLOSC2_SPECIAL_UNINIT => Special::Uninit,
+                _ => return Err(Error::SchunkSpecial),
+            };
+            h.sc.fill_special(nitems, kind, chunksize)
+        }))
+    })
+}
+
+/// The super-chunk as a contiguous frame: a pointer into an in-memory frame
+/// (`*needs_free = false`) or a new `malloc`ed buffer.
+///
+/// # Safety
+/// `schunk` live; `cframe` and `needs_free` writable.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_to_buffer(
+    schunk: *mut blosc2_schunk,
+    cframe: *mut *mut u8,
+    needs_free: *mut bool,
+) -> i64 {
+    guard(PANIC_CODE as i64, || {
+        code_i64(with(schunk, |h| {
+            if cframe.is_null() || needs_free.is_null() {
+                return Err(Error::NullPointer);
+            }
+            let b = h.sc.to_buffer()?;
+            // SAFETY: per contract.
+            unsafe { hand_out(b, cframe, needs_free) }.map(|n| n as i64)
+        }))
+    })
+}
+
+/// Write the super-chunk as a contiguous frame file (which must not exist yet).
+///
+/// # Safety
+/// `schunk` live; `urlpath` a C string.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_to_file(schunk: *mut blosc2_schunk, urlpath: *const c_char) -> i64 {
+    guard(PANIC_CODE as i64, || {
+        code_i64(with(schunk, |h| {
+            // SAFETY: per contract.
+            let p = unsafe { cstr(urlpath) }.ok_or(Error::NullPointer)?;
+            let p = std::path::Path::new(p);
+            // An in-memory frame is written out as is (replacing a file); anything else is
+            // copied into a new frame file, which must not exist yet (as the reference does).
+            let in_memory = matches!(h.sc.frame_kind(), Some(crate::frame::FrameKind::Contiguous { path: None }));
+            if p.exists() && !in_memory {
+                return Err(Error::SchunkCopy);
+            }
+            h.sc.to_file(p)
+        }))
+    })
+}
+
+/// Append the super-chunk as a contiguous frame to a file; returns the frame's offset.
+///
+/// # Safety
+/// `schunk` live; `urlpath` a C string.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_append_file(schunk: *mut blosc2_schunk, urlpath: *const c_char) -> i64 {
+    guard(PANIC_CODE as i64, || {
+        code_i64(with(schunk, |h| {
+            // SAFETY: per contract.
+            let p = unsafe { cstr(urlpath) }.ok_or(Error::NullPointer)?;
+            h.sc.append_file(std::path::Path::new(p))
+        }))
+    })
+}
+
+/// Parameters the reference gives a super-chunk opened from a frame.
+fn opened_params(sc: &SuperChunk) -> (blosc2_cparams, blosc2_dparams) {
+    let p = sc.cparams();
+    let mut cp = BLOSC2_CPARAMS_DEFAULTS;
+    cp.compcode = p.compcode;
+    cp.compcode_meta = p.compcode_meta;
+    cp.clevel = p.clevel;
+    cp.use_dict = p.use_dict as c_int;
+    cp.typesize = p.typesize;
+    cp.blocksize = p.blocksize;
+    cp.splitmode = p.splitmode;
+    cp.filters = p.filters;
+    cp.filters_meta = p.filters_meta;
+    cp.nthreads = 1;
+    (cp, BLOSC2_DPARAMS_DEFAULTS)
+}
+
+/// Register a super-chunk opened from a frame.
+pub fn register_opened(sc: SuperChunk, contiguous: bool, urlpath: Option<&str>, io: &blosc2_io) -> Result<*mut blosc2_schunk> {
+    let (cp, dp) = opened_params(&sc);
+    register(sc, cp, dp, contiguous, urlpath, io)
+}
+
+fn open_impl(urlpath: *const c_char, offset: i64) -> Result<*mut blosc2_schunk> {
+    // SAFETY: per the API contract.
+    let p = unsafe { cstr(urlpath) }.ok_or(Error::NullPointer)?;
+    if offset < 0 {
+        return Err(Error::InvalidParam);
+    }
+    let path = std::path::Path::new(p);
+    let sc = SuperChunk::open(path, offset as u64)?;
+    let contiguous = !path.is_dir();
+    register_opened(sc, contiguous, Some(p), &BLOSC2_IO_DEFAULTS)
+}
+
+/// Open the super-chunk stored at `urlpath` (contiguous file or sparse directory).
+///
+/// # Safety
+/// `urlpath` NULL or a C string.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_open(urlpath: *const c_char) -> *mut blosc2_schunk {
+    guard(std::ptr::null_mut(), || open_impl(urlpath, 0).unwrap_or(std::ptr::null_mut()))
+}
+
+/// Open the contiguous frame starting at byte `offset` of the file `urlpath`.
+///
+/// # Safety
+/// `urlpath` NULL or a C string.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_open_offset(urlpath: *const c_char, offset: i64) -> *mut blosc2_schunk {
+    guard(std::ptr::null_mut(), || open_impl(urlpath, offset).unwrap_or(std::ptr::null_mut()))
+}
+
+fn from_buffer_impl(cframe: *mut u8, len: i64, copy: bool) -> Result<*mut blosc2_schunk> {
+    if cframe.is_null() {
+        return Err(Error::NullPointer);
+    }
+    if len <= 0 {
+        return Err(Error::InvalidParam);
+    }
+    let len = usize::try_from(len).map_err(|_| Error::InvalidParam)?;
+    // SAFETY: readable for len bytes per contract.
+    let bytes = unsafe { slice(cframe, len) };
+    if copy {
+        let sc = SuperChunk::from_buffer_copy(bytes)?;
+        register_opened(sc, false, None, &BLOSC2_IO_DEFAULTS)
+    } else {
+        // The frame is copied into our own buffer; the caller's buffer is left alone (the
+        // reference does not free it either).
+        let sc = SuperChunk::from_frame_vec(bytes.to_vec())?;
+        register_opened(sc, true, None, &BLOSC2_IO_DEFAULTS)
+    }
+}
+
+/// Open a super-chunk from a contiguous frame in memory.
+///
+/// # Safety
+/// `cframe` readable for `len` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_from_buffer(cframe: *mut u8, len: i64, copy: bool) -> *mut blosc2_schunk {
+    guard(std::ptr::null_mut(), || from_buffer_impl(cframe, len, copy).unwrap_or(std::ptr::null_mut()))
+}
+
+/// Whether the frame buffer given to `blosc2_schunk_from_buffer` is freed with the
+/// super-chunk. Frames are always copied here, so the caller's buffer is never freed by us.
+///
+/// # Safety
+/// `schunk` NULL or live.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_avoid_cframe_free(schunk: *mut blosc2_schunk, avoid_cframe_free: bool) {
+    guard((), || {
+        let _ = (schunk, avoid_cframe_free);
+    })
+}
+
+fn copy_impl(schunk: *mut blosc2_schunk, storage: *const blosc2_storage) -> Result<*mut blosc2_schunk> {
+    // SAFETY: per the API contract.
+    let (st, _, dp, io) = unsafe { storage_params(storage) };
+    // SAFETY: urlpath is NULL or a C string.
+    let url = unsafe { cstr(st.urlpath) }.map(str::to_owned);
+    let spec = StorageSpec { contiguous: st.contiguous, urlpath: url.as_ref().map(PathBuf::from) };
+    let sc = with(schunk, |h| h.sc.copy_to(&spec))?;
+    let mut cp = opened_params(&sc).0;
+    // The reference's copy carries its block size and no compression thread count.
+    cp.blocksize = sc.cparams().blocksize;
+    cp.nthreads = sc.cparams().nthreads;
+    let (nmeta, nvl, nchunks) = (sc.metalayers().len(), sc.vlmetalayers_raw().len(), sc.nchunks());
+    let p = register(sc, cp, dp, st.contiguous, url.as_deref(), &io)?;
+    // The copy added each metalayer and chunk in turn: count them as the reference does.
+    with_handle(p, |h| {
+        h.change_tick = (nmeta + nvl) as i64;
+        h.current_nchunk = (nchunks - 1).max(0);
+    });
+    Ok(p)
+}
+
+/// Copy a super-chunk into new storage.
+///
+/// # Safety
+/// `schunk` live; `storage` NULL or valid.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_copy(schunk: *mut blosc2_schunk, storage: *mut blosc2_storage) -> *mut blosc2_schunk {
+    guard(std::ptr::null_mut(), || copy_impl(schunk, storage).unwrap_or(std::ptr::null_mut()))
+}
+
+/// The index entries of a frame-backed super-chunk as a `malloc`ed array of `nchunks`
+/// values; NULL for separate chunks.
+///
+/// # Safety
+/// `schunk` live.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_frame_get_offsets(schunk: *mut blosc2_schunk) -> *mut i64 {
+    guard(std::ptr::null_mut(), || {
+        with(schunk, |h| {
+            let f = h.sc.frame_mut().ok_or(Error::InvalidParam)?;
+            let bytes: Vec<u8> = f.offsets().iter().flat_map(|o| o.to_le_bytes()).collect();
+            Ok(malloc_copy(&bytes)? as *mut i64)
+        })
+        .unwrap_or(std::ptr::null_mut())
+    })
+}
+
+/// Indexes of the chunks holding items `start[0]..stop[0]` (one-dimensional super-chunks),
+/// in a `malloc`ed array; returns how many.
+///
+/// # Safety
+/// `schunk` live; `start`, `stop` readable; `chunks_idx` writable.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_get_slice_nchunks(
+    schunk: *mut blosc2_schunk,
+    start: *mut i64,
+    stop: *mut i64,
+    chunks_idx: *mut *mut i64,
+) -> i64 {
+    guard(PANIC_CODE as i64, || {
+        code_i64(with(schunk, |h| {
+            if start.is_null() || stop.is_null() || chunks_idx.is_null() {
+                return Err(Error::NullPointer);
+            }
+            // SAFETY: readable per contract.
+            let (b, e) = unsafe { (*start, *stop) };
+            let ts = h.sc.typesize() as i64;
+            let cs = h.sc.chunksize() as i64;
+            if b < 0 || e < b || e * ts > h.sc.nbytes() || cs <= 0 {
+                return Err(Error::InvalidParam);
+            }
+            let first = b * ts / cs;
+            let last = if e == b { first } else { (e * ts + cs - 1) / cs };
+            let idx: Vec<u8> = (first..last).flat_map(|i| i.to_le_bytes()).collect();
+            let p = malloc_copy(&idx)? as *mut i64;
+            // SAFETY: writable per contract.
+            unsafe { *chunks_idx = p };
+            Ok(last - first)
+        }))
+    })
+}
+
+/// Take the frame lock. File locking is not implemented: a no-op that succeeds, as the
+/// reference does when locking is not enabled.
+///
+/// # Safety
+/// `schunk` live.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_lock(schunk: *mut blosc2_schunk) -> c_int {
+    guard(PANIC_CODE, || code_int(with(schunk, |_| Ok(0))))
+}
+
+/// Release the frame lock (see `blosc2_schunk_lock`).
+///
+/// # Safety
+/// `schunk` live.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_unlock(schunk: *mut blosc2_schunk) -> c_int {
+    guard(PANIC_CODE, || code_int(with(schunk, |_| Ok(0))))
+}
+
+/// Re-read a disk-based super-chunk to see what other handles or processes wrote: 1 when the
+/// counters changed, 0 when they were current (or the super-chunk is in memory).
+///
+/// # Safety
+/// `schunk` live.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_refresh(schunk: *mut blosc2_schunk) -> c_int {
+    guard(PANIC_CODE, || {
+        code_int(with(schunk, |h| {
+            let changed = h.sc.refresh_from_disk()?;
+            h.sync();
+            Ok(changed as c_int)
+        }))
+    })
+}

@@ -169,6 +169,82 @@ BLOSC_EXPORT int blosc2_stdio_truncate(void *stream, int64_t size);
  */
 BLOSC_EXPORT int blosc2_stdio_destroy(void *params);
 
+/**
+ * Map the file `urlpath` as described by `params` (a `blosc2_stdio_mmap`); `mode` is
+ * ignored (the struct's `mode` decides). Opening a path that is already mapped through
+ * the same struct returns it again; another path is refused (sparse frames cannot be
+ * memory-mapped). NULL on failure.
+ *
+ * # Safety
+ * `urlpath` NULL or a C string; `params` NULL or a valid `blosc2_stdio_mmap` whose `mode`
+ * is NULL or a C string.
+ */
+BLOSC_EXPORT void *blosc2_stdio_mmap_open(const char *urlpath, const char *mode, void *params);
+
+/**
+ * Nothing to do: the mapping lives until `blosc2_stdio_mmap_destroy`.
+ *
+ * # Safety
+ * Any pointer.
+ */
+BLOSC_EXPORT int blosc2_stdio_mmap_close(void *stream);
+
+/**
+ * Logical size of the mapped file; -1 for a stream that is not mapped.
+ *
+ * # Safety
+ * `stream` NULL or a `blosc2_stdio_mmap`.
+ */
+BLOSC_EXPORT int64_t blosc2_stdio_mmap_size(void *stream);
+
+/**
+ * Copy `nitems` items of `size` bytes to `position` of the mapping, extending the file
+ * and growing the mapping as needed; returns the items written (0 on failure).
+ *
+ * # Safety
+ * `ptr` readable for `size * nitems` bytes; `stream` NULL or a `blosc2_stdio_mmap`.
+ */
+BLOSC_EXPORT
+int64_t blosc2_stdio_mmap_write(const void *ptr,
+                                int64_t size,
+                                int64_t nitems,
+                                int64_t position,
+                                void *stream);
+
+/**
+ * Point `*ptr` at `position` inside the mapping (no copy: the backend does not need a
+ * caller buffer) when `size * nitems` bytes are available there; returns `nitems`, or 0
+ * with `*ptr = NULL` on failure.
+ *
+ * # Safety
+ * `ptr` NULL or writable; `stream` NULL or a `blosc2_stdio_mmap`.
+ */
+BLOSC_EXPORT
+int64_t blosc2_stdio_mmap_read(void **ptr,
+                               int64_t size,
+                               int64_t nitems,
+                               int64_t position,
+                               void *stream);
+
+/**
+ * Set the size of the mapped file (in "c" mode only the in-memory size changes).
+ *
+ * # Safety
+ * `stream` NULL or a `blosc2_stdio_mmap`.
+ */
+BLOSC_EXPORT int blosc2_stdio_mmap_truncate(void *stream, int64_t size);
+
+/**
+ * Write modified pages back (except in "c" mode), unmap, close the file and forget the
+ * path; frees `params` itself when its `needs_free` is set. Returns 0, or -1 if a step
+ * failed (the remaining steps still run).
+ *
+ * # Safety
+ * `params` NULL or a `blosc2_stdio_mmap` (heap-allocated with `malloc` if `needs_free`),
+ * not used by any super-chunk afterwards.
+ */
+BLOSC_EXPORT int blosc2_stdio_mmap_destroy(void *params);
+
 
 /** Filesystem I/O parameters with every option at its default (no locking). */
 static const blosc2_stdio_params BLOSC2_STDIO_PARAMS_DEFAULTS = {false};

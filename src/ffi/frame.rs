@@ -40,7 +40,21 @@ fn registry() -> &'static Mutex<Vec<Registered>> {
             truncate: Some(super::stdio::blosc2_stdio_truncate),
             destroy: Some(super::stdio::blosc2_stdio_destroy),
         };
-        Mutex::new(vec![Registered(Box::new(stdio))])
+        // The memory-mapped backend: reads hand out pointers into the mapping, so callers do
+        // not allocate read buffers for it.
+        let mmap = blosc2_io_cb {
+            id: BLOSC2_IO_FILESYSTEM_MMAP as u8,
+            name: c"filesystem_mmap".as_ptr() as *mut c_char,
+            is_allocation_necessary: false,
+            open: Some(super::stdio::blosc2_stdio_mmap_open),
+            close: Some(super::stdio::blosc2_stdio_mmap_close),
+            size: Some(super::stdio::blosc2_stdio_mmap_size),
+            write: Some(super::stdio::blosc2_stdio_mmap_write),
+            read: Some(super::stdio::blosc2_stdio_mmap_read),
+            truncate: Some(super::stdio::blosc2_stdio_mmap_truncate),
+            destroy: Some(super::stdio::blosc2_stdio_mmap_destroy),
+        };
+        Mutex::new(vec![Registered(Box::new(stdio)), Registered(Box::new(mmap))])
     })
 }
 

@@ -171,3 +171,495 @@ pub unsafe extern "C" fn blosc2_stdio_destroy(params: *mut c_void) -> c_int {
         0
     })
 }
+
+// ---------------------------------------------------------------------------------------------
+// Memory-mapped backend (`BLOSC2_IO_FILESYSTEM_MMAP`)
+// ---------------------------------------------------------------------------------------------
+//
+// As in the reference, the whole state lives in the caller's `blosc2_stdio_mmap` (the
+// backend `params`), and that struct is also the stream: a file is mapped once, and every
+// later `open` of the same path hands back the same mapping. The mapping is larger than the
+// file (`initial_mapping_size` for the writable modes) and doubles when a write goes past it;
+// the file itself is extended with `ftruncate` before any byte past its end is touched, so
+// shared mappings never fault. Differences from the reference, all on paths where it would
+// crash or misbehave: a NULL or already destroyed stream is an error; a write into a
+// read-only ("r") mapping fails instead of faulting; "c" mode (private copy-on-write) keeps
+// the pages past the end of the file in anonymous memory, so it can grow past the file's last
+// page (the reference's private file mapping raises SIGBUS there), and growing it copies into
+// a larger anonymous mapping; a truncate past the mapping grows the mapping so that reads up
+// to the new size stay inside it.
+
+/// What a mode string selects.
+struct MmapMode {
+    prot: c_int,
+    flags: c_int,
+    memory_only: bool,
+    fopen_mode: &'static std::ffi::CStr,
+    use_initial_size: bool,
+}
+
+fn mmap_mode(mode: &[u8]) -> Option<MmapMode> {
+    let rw = libc::PROT_READ | libc::PROT_WRITE;
+    Some(match mode {
+        b"r" => MmapMode { prot: libc::PROT_READ, flags: libc::MAP_SHARED, memory_only: false, fopen_mode: c"rb", use_initial_size: false },
+        b"r+" => MmapMode { prot: rw, flags: libc::MAP_SHARED, memory_only: false, fopen_mode: c"rb+", use_initial_size: true },
+        b"w+" => MmapMode { prot: rw, flags: libc::MAP_SHARED, memory_only: false, fopen_mode: c"wb+", use_initial_size: true },
+        b"c" => MmapMode { prot: rw, flags: libc::MAP_PRIVATE, memory_only: true, fopen_mode: c"rb", use_initial_size: true },
+        _ => return None,
+    })
+}
+
+/// The live mapping behind a stream: `None` for NULL or a destroyed/never-opened struct.
+///
+/// # Safety
+/// `stream` NULL or a valid `blosc2_stdio_mmap` not accessed concurrently for writing.
+unsafe fn live_mmap<'a>(stream: *mut c_void) -> Option<&'a mut blosc2_stdio_mmap> {
+    // SAFETY: per contract.
+    let m = unsafe { (stream as *mut blosc2_stdio_mmap).as_mut() }?;
+    (!m.addr.is_null() && !m.file.is_null()).then_some(m)
+}
+
+/// Map `len` bytes of private, zero-filled memory; with `file_len > 0`, the first
+/// `file_len` bytes (rounded up to whole pages) are then replaced by a private copy-on-write
+/// mapping of the file, so that pages wholly past the end of the file are anonymous memory.
+///
+/// # Safety
+/// `fd` an open, readable descriptor; `file_len <= len`.
+unsafe fn map_private(fd: c_int, len: usize, file_len: usize) -> Option<*mut c_void> {
+    let prot = libc::PROT_READ | libc::PROT_WRITE;
+    // SAFETY: a fresh anonymous mapping; no existing memory is affected.
+    let base = unsafe { libc::mmap(std::ptr::null_mut(), len, prot, libc::MAP_PRIVATE | libc::MAP_ANONYMOUS, -1, 0) };
+    if base == libc::MAP_FAILED {
+        return None;
+    }
+    if file_len > 0 {
+        // SAFETY: MAP_FIXED only replaces pages of the anonymous mapping made just above
+        // (file_len <= len, and the kernel rounds both to whole pages the same way).
+        let p = unsafe { libc::mmap(base, file_len, prot, libc::MAP_PRIVATE | libc::MAP_FIXED, fd, 0) };
+        if p == libc::MAP_FAILED {
+            // SAFETY: base is the mapping made above.
+            unsafe { libc::munmap(base, len) };
+            return None;
+        }
+    }
+    Some(base)
+}
+
+/// Grow the mapping of `m` to at least `needed` bytes (doubling `needed`, as the reference).
+fn mmap_grow(m: &mut blosc2_stdio_mmap, needed: usize, old_file_size: usize) -> bool {
+    if m.mapping_size >= needed {
+        return true;
+    }
+    let new_size = needed.checked_mul(2).unwrap_or(needed);
+    if new_size > i64::MAX as usize {
+        return false;
+    }
+    if m.is_memory_only {
+        // Private pages cannot be carried over by mremap when the mapping is made of a file
+        // part and an anonymous part: copy what is valid into a new anonymous mapping.
+        // SAFETY: a fresh anonymous mapping.
+        let p = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                new_size,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+                -1,
+                0,
+            )
+        };
+        if p == libc::MAP_FAILED {
+            return false;
+        }
+        let keep = old_file_size.min(m.mapping_size);
+        // SAFETY: the old mapping holds mapping_size >= keep readable bytes; the new one
+        // new_size > keep writable bytes; they are distinct mappings. The old mapping is
+        // released once and replaced.
+        unsafe {
+            std::ptr::copy_nonoverlapping(m.addr as *const u8, p as *mut u8, keep);
+            libc::munmap(m.addr as *mut c_void, m.mapping_size);
+        }
+        m.addr = p as *mut c_char;
+    } else {
+        // SAFETY: addr/mapping_size describe our single shared file mapping; MAYMOVE lets
+        // the kernel relocate it, and the new address replaces the old one below.
+        let p = unsafe { libc::mremap(m.addr as *mut c_void, m.mapping_size, new_size, libc::MREMAP_MAYMOVE) };
+        if p == libc::MAP_FAILED {
+            return false;
+        }
+        m.addr = p as *mut c_char;
+    }
+    m.mapping_size = new_size;
+    true
+}
+
+/// Set the logical size of the file to `new_size`: the file on disk follows (except in "c"
+/// mode), the mapping grows to cover it, and bytes between the old and the new end read as
+/// zeros.
+fn mmap_set_size(m: &mut blosc2_stdio_mmap, new_size: usize) -> bool {
+    let old = m.file_size;
+    if new_size == old {
+        return true;
+    }
+    if !m.is_memory_only {
+        let Ok(len) = libc::off_t::try_from(new_size) else { return false };
+        // SAFETY: fd belongs to the open file of this mapping.
+        if unsafe { libc::ftruncate(m.fd, len) } != 0 {
+            return false;
+        }
+    }
+    if !mmap_grow(m, new_size, old) {
+        // Keep the file and the logical size in step with what is mapped.
+        if !m.is_memory_only {
+            // SAFETY: as above; old fits since it was the size before.
+            unsafe { libc::ftruncate(m.fd, old as libc::off_t) };
+        }
+        return false;
+    }
+    if m.is_memory_only && new_size > old {
+        // Private pages past the old end may hold bytes from before a shrink.
+        // SAFETY: old..new_size lies inside the mapping (mapping_size >= new_size).
+        unsafe { std::ptr::write_bytes((m.addr as *mut u8).add(old), 0, new_size - old) };
+    }
+    m.file_size = new_size;
+    true
+}
+
+/// Map the file `urlpath` as described by `params` (a `blosc2_stdio_mmap`); `mode` is
+/// ignored (the struct's `mode` decides). Opening a path that is already mapped through
+/// the same struct returns it again; another path is refused (sparse frames cannot be
+/// memory-mapped). NULL on failure.
+///
+/// # Safety
+/// `urlpath` NULL or a C string; `params` NULL or a valid `blosc2_stdio_mmap` whose `mode`
+/// is NULL or a C string.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_stdio_mmap_open(urlpath: *const c_char, mode: *const c_char, params: *mut c_void) -> *mut c_void {
+    guard(std::ptr::null_mut(), || {
+        let _ = mode;
+        if urlpath.is_null() {
+            return std::ptr::null_mut();
+        }
+        // SAFETY: per contract.
+        let Some(m) = (unsafe { (params as *mut blosc2_stdio_mmap).as_mut() }) else { return std::ptr::null_mut() };
+        // SAFETY: per contract.
+        let path = unsafe { std::ffi::CStr::from_ptr(urlpath) };
+        if !m.addr.is_null() {
+            if m.urlpath.is_null() {
+                return std::ptr::null_mut();
+            }
+            // SAFETY: urlpath was set by a previous open to our own copy.
+            let mapped = unsafe { std::ffi::CStr::from_ptr(m.urlpath) };
+            return if mapped == path { params } else { std::ptr::null_mut() };
+        }
+        if m.mode.is_null() {
+            return std::ptr::null_mut();
+        }
+        // SAFETY: per contract.
+        let Some(md) = mmap_mode(unsafe { std::ffi::CStr::from_ptr(m.mode) }.to_bytes()) else {
+            return std::ptr::null_mut();
+        };
+        // SAFETY: C string per contract.
+        let file = unsafe { libc::fopen(urlpath, md.fopen_mode.as_ptr()) };
+        if file.is_null() {
+            return std::ptr::null_mut();
+        }
+        // SAFETY: file is open.
+        let fd = unsafe { libc::fileno(file) };
+        // SAFETY: all-zero is a valid `struct stat` to be filled in.
+        let mut st: libc::stat = unsafe { std::mem::zeroed() };
+        // SAFETY: fd open; st writable.
+        let file_size = if unsafe { libc::fstat(fd, &mut st) } == 0 { usize::try_from(st.st_size).ok() } else { None };
+        let fail = |file: *mut FILE| {
+            // SAFETY: file was opened above and is not used afterwards.
+            unsafe { libc::fclose(file) };
+            std::ptr::null_mut()
+        };
+        let Some(file_size) = file_size else { return fail(file) };
+        let mut mapping_size = if md.use_initial_size { m.initial_mapping_size } else { file_size };
+        mapping_size = mapping_size.max(file_size).max(1);
+        let addr = if md.memory_only {
+            // SAFETY: fd open for reading; file_size <= mapping_size.
+            unsafe { map_private(fd, mapping_size, file_size) }
+        } else {
+            // SAFETY: a new mapping of our own descriptor; nothing existing is replaced.
+            let p = unsafe { libc::mmap(std::ptr::null_mut(), mapping_size, md.prot, md.flags, fd, 0) };
+            (p != libc::MAP_FAILED).then_some(p)
+        };
+        let Some(addr) = addr else { return fail(file) };
+        // SAFETY: a NUL-terminated copy of the path, freed by destroy.
+        let url_copy = unsafe { libc::strdup(urlpath) };
+        if url_copy.is_null() {
+            // SAFETY: addr is the mapping made above.
+            unsafe { libc::munmap(addr, mapping_size) };
+            return fail(file);
+        }
+        m.urlpath = url_copy;
+        m.addr = addr as *mut c_char;
+        m.file = file;
+        m.fd = fd;
+        m.file_size = file_size;
+        m.mapping_size = mapping_size;
+        m.is_memory_only = md.memory_only;
+        m.access_flags = md.prot as i64;
+        m.map_flags = md.flags as i64;
+        // The mode string belongs to the caller and may not outlive this call.
+        m.mode = std::ptr::null();
+        params
+    })
+}
+
+/// Nothing to do: the mapping lives until `blosc2_stdio_mmap_destroy`.
+///
+/// # Safety
+/// Any pointer.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_stdio_mmap_close(stream: *mut c_void) -> c_int {
+    guard(PANIC_CODE, || {
+        let _ = stream;
+        0
+    })
+}
+
+/// Logical size of the mapped file; -1 for a stream that is not mapped.
+///
+/// # Safety
+/// `stream` NULL or a `blosc2_stdio_mmap`.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_stdio_mmap_size(stream: *mut c_void) -> i64 {
+    guard(PANIC_CODE as i64, || {
+        // SAFETY: per contract.
+        let Some(m) = (unsafe { live_mmap(stream) }) else { return -1 };
+        i64::try_from(m.file_size).unwrap_or(i64::MAX)
+    })
+}
+
+/// Copy `nitems` items of `size` bytes to `position` of the mapping, extending the file
+/// and growing the mapping as needed; returns the items written (0 on failure).
+///
+/// # Safety
+/// `ptr` readable for `size * nitems` bytes; `stream` NULL or a `blosc2_stdio_mmap`.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_stdio_mmap_write(
+    ptr: *const c_void,
+    size: i64,
+    nitems: i64,
+    position: i64,
+    stream: *mut c_void,
+) -> i64 {
+    guard(0, || {
+        // SAFETY: per contract.
+        let Some(m) = (unsafe { live_mmap(stream) }) else { return 0 };
+        if ptr.is_null() || size < 0 || nitems < 0 || position < 0 {
+            return 0;
+        }
+        let Some(nbytes) = size.checked_mul(nitems) else { return 0 };
+        let Some(end) = position.checked_add(nbytes) else { return 0 };
+        if nbytes == 0 || m.access_flags & libc::PROT_WRITE as i64 == 0 {
+            return 0;
+        }
+        let (Ok(pos), Ok(end), Ok(n)) = (usize::try_from(position), usize::try_from(end), usize::try_from(nbytes)) else {
+            return 0;
+        };
+        if end > m.file_size && !mmap_set_size(m, end) {
+            return 0;
+        }
+        // SAFETY: pos + n = end <= file_size <= mapping_size, the mapping is writable, and the
+        // file covers it (shared) or it is private memory; ptr readable per contract.
+        unsafe { std::ptr::copy(ptr as *const u8, (m.addr as *mut u8).add(pos), n) };
+        nitems
+    })
+}
+
+/// Point `*ptr` at `position` inside the mapping (no copy: the backend does not need a
+/// caller buffer) when `size * nitems` bytes are available there; returns `nitems`, or 0
+/// with `*ptr = NULL` on failure.
+///
+/// # Safety
+/// `ptr` NULL or writable; `stream` NULL or a `blosc2_stdio_mmap`.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_stdio_mmap_read(
+    ptr: *mut *mut c_void,
+    size: i64,
+    nitems: i64,
+    position: i64,
+    stream: *mut c_void,
+) -> i64 {
+    guard(0, || {
+        if ptr.is_null() {
+            return 0;
+        }
+        let fail = || {
+            // SAFETY: ptr writable per contract.
+            unsafe { *ptr = std::ptr::null_mut() };
+            0
+        };
+        // SAFETY: per contract.
+        let Some(m) = (unsafe { live_mmap(stream) }) else { return fail() };
+        if size < 0 || nitems < 0 || position < 0 {
+            return fail();
+        }
+        let Some(end) = size.checked_mul(nitems).and_then(|n| position.checked_add(n)) else { return fail() };
+        let Ok(end) = usize::try_from(end) else { return fail() };
+        if end > m.file_size {
+            return fail();
+        }
+        // SAFETY: position <= end <= file_size <= mapping_size: inside the mapping.
+        unsafe { *ptr = m.addr.add(position as usize) as *mut c_void };
+        nitems
+    })
+}
+
+/// Set the size of the mapped file (in "c" mode only the in-memory size changes).
+///
+/// # Safety
+/// `stream` NULL or a `blosc2_stdio_mmap`.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_stdio_mmap_truncate(stream: *mut c_void, size: i64) -> c_int {
+    guard(PANIC_CODE, || {
+        // SAFETY: per contract.
+        let Some(m) = (unsafe { live_mmap(stream) }) else { return -1 };
+        let Ok(size) = usize::try_from(size) else { return -1 };
+        if size > m.file_size && m.access_flags & libc::PROT_WRITE as i64 == 0 {
+            return -1;
+        }
+        if mmap_set_size(m, size) {
+            0
+        } else {
+            -1
+        }
+    })
+}
+
+/// Write modified pages back (except in "c" mode), unmap, close the file and forget the
+/// path; frees `params` itself when its `needs_free` is set. Returns 0, or -1 if a step
+/// failed (the remaining steps still run).
+///
+/// # Safety
+/// `params` NULL or a `blosc2_stdio_mmap` (heap-allocated with `malloc` if `needs_free`),
+/// not used by any super-chunk afterwards.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_stdio_mmap_destroy(params: *mut c_void) -> c_int {
+    guard(PANIC_CODE, || {
+        // SAFETY: per contract.
+        let Some(m) = (unsafe { (params as *mut blosc2_stdio_mmap).as_mut() }) else { return -1 };
+        let mut err = 0;
+        if m.addr.is_null() || m.file.is_null() {
+            err = -1;
+        } else {
+            if m.access_flags & libc::PROT_WRITE as i64 != 0 && !m.is_memory_only {
+                // Not every munmap writes dirty pages back (e.g. on NFS).
+                // SAFETY: addr..addr+file_size lies inside our mapping.
+                if unsafe { libc::msync(m.addr as *mut c_void, m.file_size, libc::MS_SYNC) } != 0 {
+                    err = -1;
+                }
+            }
+            // SAFETY: addr/mapping_size describe our mapping, released once here.
+            if unsafe { libc::munmap(m.addr as *mut c_void, m.mapping_size) } != 0 {
+                err = -1;
+            }
+        }
+        if !m.file.is_null() {
+            // SAFETY: the file opened by blosc2_stdio_mmap_open, closed once here.
+            if unsafe { libc::fclose(m.file) } != 0 {
+                err = -1;
+            }
+        }
+        m.file = std::ptr::null_mut();
+        m.addr = std::ptr::null_mut();
+        // SAFETY: urlpath is NULL or our strdup'ed copy.
+        unsafe { libc::free(m.urlpath as *mut c_void) };
+        m.urlpath = std::ptr::null_mut();
+        if m.needs_free {
+            // SAFETY: the caller allocated the struct with malloc and set needs_free.
+            unsafe { libc::free(params) };
+        }
+        err
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::ffi::CString;
+
+    fn tmp(name: &str) -> (std::path::PathBuf, CString) {
+        let dir = std::env::temp_dir().join(format!("b2mmap-{}-{name}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let p = dir.join("f.bin");
+        let c = CString::new(p.to_str().unwrap()).unwrap();
+        (p, c)
+    }
+
+    fn read_back(s: *mut c_void, pos: i64, n: usize) -> Option<Vec<u8>> {
+        let mut p: *mut c_void = std::ptr::null_mut();
+        // SAFETY: p writable; s a live mapping.
+        let r = unsafe { blosc2_stdio_mmap_read(&mut p, 1, n as i64, pos, s) };
+        // SAFETY: the backend returned a pointer to n readable bytes when r == n.
+        (r == n as i64).then(|| unsafe { std::slice::from_raw_parts(p as *const u8, n) }.to_vec())
+    }
+
+    #[test]
+    fn copy_on_write_grows_past_the_file_pages() {
+        let (p, c) = tmp("c");
+        std::fs::write(&p, vec![7u8; 5000]).unwrap();
+        let mut m = BLOSC2_STDIO_MMAP_DEFAULTS;
+        m.mode = c"c".as_ptr();
+        m.initial_mapping_size = 1;
+        let params = &mut m as *mut blosc2_stdio_mmap as *mut c_void;
+        // SAFETY: valid path and params.
+        let s = unsafe { blosc2_stdio_mmap_open(c.as_ptr(), c"r".as_ptr(), params) };
+        assert_eq!(s, params);
+        let data: Vec<u8> = (0..20000u32).map(|i| i as u8).collect();
+        // Past the file's last page, then again to force a second growth (a copy).
+        for pos in [4990i64, 30000] {
+            // SAFETY: data readable; s live.
+            assert_eq!(unsafe { blosc2_stdio_mmap_write(data.as_ptr() as *const c_void, 1, data.len() as i64, pos, s) }, data.len() as i64);
+            assert_eq!(read_back(s, pos, data.len()).unwrap(), data);
+        }
+        assert_eq!(read_back(s, 0, 10).unwrap(), vec![7u8; 10]);
+        // The gap reads as zeros, also after a shrink and a regrowth.
+        assert_eq!(read_back(s, 24990, 100).unwrap(), vec![0u8; 100]);
+        // SAFETY: s live.
+        assert_eq!(unsafe { blosc2_stdio_mmap_truncate(s, 10) }, 0);
+        // SAFETY: s live.
+        assert_eq!(unsafe { blosc2_stdio_mmap_truncate(s, 100) }, 0);
+        assert_eq!(read_back(s, 10, 90).unwrap(), vec![0u8; 90]);
+        // SAFETY: params is the struct opened above.
+        assert_eq!(unsafe { blosc2_stdio_mmap_destroy(params) }, 0);
+        assert_eq!(std::fs::read(&p).unwrap(), vec![7u8; 5000]);
+        std::fs::remove_dir_all(p.parent().unwrap()).unwrap();
+    }
+
+    #[test]
+    fn read_only_and_bad_streams_fail_cleanly() {
+        let (p, c) = tmp("r");
+        std::fs::write(&p, b"abcdef").unwrap();
+        let mut m = BLOSC2_STDIO_MMAP_DEFAULTS;
+        let params = &mut m as *mut blosc2_stdio_mmap as *mut c_void;
+        // SAFETY: valid path and params (mode "r").
+        let s = unsafe { blosc2_stdio_mmap_open(c.as_ptr(), std::ptr::null(), params) };
+        assert_eq!(s, params);
+        // SAFETY: valid buffer; s live (read-only mapping: refused, not a fault).
+        assert_eq!(unsafe { blosc2_stdio_mmap_write(b"x".as_ptr() as *const c_void, 1, 1, 0, s) }, 0);
+        // SAFETY: s live.
+        assert_eq!(unsafe { blosc2_stdio_mmap_truncate(s, 100) }, -1);
+        assert_eq!(read_back(s, 0, 6).unwrap(), b"abcdef");
+        // SAFETY: params live.
+        assert_eq!(unsafe { blosc2_stdio_mmap_destroy(params) }, 0);
+        // Destroyed or NULL streams.
+        for s in [params, std::ptr::null_mut()] {
+            // SAFETY: NULL or a destroyed (but still allocated) struct.
+            unsafe {
+                assert_eq!(blosc2_stdio_mmap_size(s), -1);
+                assert_eq!(blosc2_stdio_mmap_write(b"x".as_ptr() as *const c_void, 1, 1, 0, s), 0);
+                assert_eq!(blosc2_stdio_mmap_truncate(s, 0), -1);
+            }
+            assert!(read_back(s, 0, 1).is_none());
+        }
+        // SAFETY: destroying twice reports an error without touching freed state.
+        assert_eq!(unsafe { blosc2_stdio_mmap_destroy(params) }, -1);
+        assert_eq!(std::fs::read(&p).unwrap(), b"abcdef");
+        std::fs::remove_dir_all(p.parent().unwrap()).unwrap();
+    }
+}

@@ -104,6 +104,11 @@ fn replay_compress_corpus() {
 }
 
 #[test]
+fn replay_frame_corpus() {
+    replay("frame", fuzz_common::fuzz_frame);
+}
+
+#[test]
 fn replay_vlblocks_corpus() {
     replay("vlblocks", fuzz_common::fuzz_vlblocks);
 }
@@ -124,11 +129,12 @@ fn replay_artifacts_found() {
 /// A fuzz target: its corpus directory name and its logic.
 type Target = (&'static str, fn(&[u8]));
 
-fn targets() -> [Target; 3] {
+fn targets() -> [Target; 4] {
     [
         ("decompress", fuzz_common::fuzz_decompress as fn(&[u8])),
         ("compress", fuzz_common::fuzz_compress),
         ("vlblocks", fuzz_common::fuzz_vlblocks),
+        ("frame", fuzz_common::fuzz_frame),
     ]
 }
 

@@ -456,3 +456,72 @@ pub fn fuzz_vlblocks(data: &[u8]) {
         let _ = decompress_with(chunk, nthreads, dsize, "blosc2_decompress_ctx of a VL-block chunk");
     }
 }
+
+/// Target `frame`: the input is a contiguous frame (no control bytes). Open it as a
+/// super-chunk from a copy of the buffer, then read everything it claims to hold: every chunk
+/// (decompressed into a guarded buffer of the size the chunk header states, capped), every
+/// metalayer and vlmetalayer, and serialise it back.
+pub fn fuzz_frame(data: &[u8]) {
+    use blosc2::ffi::meta::{blosc2_meta_add, blosc2_vlmeta_get, blosc2_vlmeta_get_names};
+    use blosc2::ffi::schunk::{
+        blosc2_schunk_decompress_chunk, blosc2_schunk_free, blosc2_schunk_from_buffer, blosc2_schunk_get_chunk,
+        blosc2_schunk_to_buffer,
+    };
+    let mut copy = data.to_vec();
+    // SAFETY: a valid buffer of that length; copy = true, so the super-chunk owns its bytes.
+    let sc = unsafe { blosc2_schunk_from_buffer(copy.as_mut_ptr(), copy.len() as i64, true) };
+    if sc.is_null() {
+        return;
+    }
+    // SAFETY: sc is a live super-chunk returned above; all out-pointers are valid locals.
+    unsafe {
+        let nchunks = (*sc).nchunks.clamp(0, 64);
+        for n in 0..nchunks {
+            let mut chunk: *mut u8 = std::ptr::null_mut();
+            let mut needs_free = false;
+            let clen = blosc2_schunk_get_chunk(sc, n, &mut chunk, &mut needs_free);
+            let mut nbytes = 0i32;
+            if clen > 0 && !chunk.is_null() {
+                blosc2_cbuffer_sizes(chunk as *const c_void, &mut nbytes, std::ptr::null_mut(), std::ptr::null_mut());
+            }
+            if needs_free && !chunk.is_null() {
+                libc::free(chunk as *mut c_void);
+            }
+            let dsize = (nbytes.max(0) as usize).min(MAX_DEST);
+            let mut dest = Guarded::new(dsize);
+            let r = blosc2_schunk_decompress_chunk(sc, n, dest.ptr(), dest.size());
+            assert!(r <= dest.size(), "frame: decompress_chunk returned {r} for a {dsize}-byte buffer");
+            dest.check("frame: decompress_chunk");
+        }
+        let nmeta = ((*sc).nmetalayers as usize).min(BLOSC2_MAX_METALAYERS);
+        for i in 0..nmeta {
+            let m = (*sc).metalayers[i];
+            assert!(!m.is_null(), "frame: metalayer {i} of {nmeta} is NULL");
+            assert!((*m).content_len >= 0);
+        }
+        let nvl = ((*sc).nvlmetalayers.max(0) as usize).min(BLOSC2_MAX_VLMETALAYERS);
+        if nvl > 0 {
+            let mut names = vec![std::ptr::null_mut::<libc::c_char>(); nvl];
+            let got = blosc2_vlmeta_get_names(sc, names.as_mut_ptr());
+            if got > 0 {
+                for &name in names.iter().take(got as usize) {
+                    let mut content: *mut u8 = std::ptr::null_mut();
+                    let mut clen = 0i32;
+                    if !name.is_null() && blosc2_vlmeta_get(sc, name, &mut content, &mut clen) >= 0 && !content.is_null() {
+                        libc::free(content as *mut c_void);
+                    }
+                }
+            }
+        }
+        // A metalayer cannot be added once chunks exist; either way no crash.
+        let mut c = [1u8, 2, 3];
+        let _ = blosc2_meta_add(sc, c"fuzz".as_ptr(), c.as_mut_ptr(), 3);
+        let mut out: *mut u8 = std::ptr::null_mut();
+        let mut needs_free = false;
+        let len = blosc2_schunk_to_buffer(sc, &mut out, &mut needs_free);
+        if len > 0 && needs_free && !out.is_null() {
+            libc::free(out as *mut c_void);
+        }
+        blosc2_schunk_free(sc);
+    }
+}

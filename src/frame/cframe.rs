@@ -32,6 +32,10 @@ pub enum FrameKind {
     Sparse { dir: PathBuf },
 }
 
+/// The most chunks a frame may hold here (4 Mi chunks: offsets of 32 MiB when decoded). The
+/// reference has no limit short of its 2 GiB offsets chunk; real frames stay far below this.
+pub const MAX_FRAME_CHUNKS: i64 = 1 << 22;
+
 /// An open frame. The header and trailer are kept parsed; the index is kept decoded.
 pub struct Frame {
     store: Box<dyn Storage>,
@@ -155,6 +159,12 @@ impl Frame {
         } else {
             0
         };
+        // The offsets are kept decoded in memory; a hostile header could otherwise make a
+        // few hundred bytes of frame claim hundreds of millions of (special) chunks and cost
+        // gigabytes here.
+        if nchunks > MAX_FRAME_CHUNKS {
+            return Err(Error::InvalidHeader);
+        }
         let offsets = if nchunks > 0 {
             offsets::index_nbytes(nchunks)?;
             let cb = offsets::index_cbytes(&index)?;

@@ -32,9 +32,10 @@ pub enum FrameKind {
     Sparse { dir: PathBuf },
 }
 
-/// The most chunks a frame may hold here (4 Mi chunks: offsets of 32 MiB when decoded). The
-/// reference has no limit short of its 2 GiB offsets chunk; real frames stay far below this.
-pub const MAX_FRAME_CHUNKS: i64 = 1 << 22;
+/// The most chunks a frame may hold here (1 Mi chunks: offsets of 8 MiB when decoded, and a
+/// bounded cost for copying a frame into memory). The reference has no limit short of its
+/// 2 GiB offsets chunk; real frames stay far below this.
+pub const MAX_FRAME_CHUNKS: i64 = 1 << 20;
 
 /// An open frame. The header and trailer are kept parsed; the index is kept decoded.
 pub struct Frame {

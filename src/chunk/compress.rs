@@ -608,9 +608,10 @@ impl Compressor {
             }
             return Ok(pos);
         }
-        // Parallel: each block is compressed into its own buffer, then placed in order, so
+        // Parallel: each thread compresses its blocks into its own arena (kept between calls,
+        // so no allocation or page faults per block), then the blocks are placed in order, so
         // the chunk is byte-identical to the serial one.
-        let results: Vec<Mutex<Option<Vec<u8>>>> = (0..job.nblocks).map(|_| Mutex::new(None)).collect();
+        let placed: Vec<Mutex<Option<(usize, usize, usize)>>> = (0..job.nblocks).map(|_| Mutex::new(None)).collect();
         let next = AtomicUsize::new(0);
         let failed = AtomicBool::new(false);
         let error: Mutex<Option<Error>> = Mutex::new(None);
@@ -618,34 +619,28 @@ impl Compressor {
         let limit = dest.len();
         self.workers.run(nthreads, &|tid| {
             let mut sc = self.workers.scratch(tid);
+            let mut arena = std::mem::take(&mut sc.out);
+            let mut used = 0usize;
             loop {
                 if failed.load(Ordering::Relaxed) {
-                    return;
+                    break;
                 }
                 let j = next.fetch_add(1, Ordering::Relaxed);
                 if j >= job.nblocks {
-                    return;
+                    break;
                 }
-                // Compress into this thread's scratch, keep an exact-size copy.
-                let mut out = std::mem::take(&mut sc.out);
-                if out.len() < job.block_bound(j) {
-                    out.resize(job.block_bound(j), 0);
+                let bound = job.block_bound(j);
+                if arena.len() < used + bound {
+                    arena.resize(used + bound, 0);
                 }
-                let r = compress_block(job, j, tid, &mut out, &mut sc);
-                let kept = match &r {
-                    Ok(n) if *n > 0 => Some(out[..*n].to_vec()),
-                    _ => None,
-                };
-                sc.out = out;
-                match r {
-                    Ok(0) => {
-                        failed.store(true, Ordering::Relaxed);
-                    }
+                match compress_block(job, j, tid, &mut arena[used..used + bound], &mut sc) {
+                    Ok(0) => failed.store(true, Ordering::Relaxed),
                     Ok(n) => {
                         if total.fetch_add(n, Ordering::Relaxed) + n > limit {
                             failed.store(true, Ordering::Relaxed);
                         }
-                        *results[j].lock().unwrap_or_else(|e| e.into_inner()) = kept;
+                        *placed[j].lock().unwrap_or_else(|e| e.into_inner()) = Some((tid, used, n));
+                        used += n;
                     }
                     Err(e) => {
                         *error.lock().unwrap_or_else(|e| e.into_inner()) = Some(e);
@@ -653,6 +648,7 @@ impl Compressor {
                     }
                 }
             }
+            sc.out = arena;
         })?;
         if let Some(e) = error.into_inner().unwrap_or_else(|e| e.into_inner()) {
             return Err(e);
@@ -661,16 +657,17 @@ impl Compressor {
             return Ok(0);
         }
         let mut pos = start;
-        for (j, r) in results.into_iter().enumerate() {
-            let block = r.into_inner().unwrap_or_else(|e| e.into_inner()).ok_or(Error::Failure)?;
-            if pos + block.len() > dest.len() {
+        for (j, p) in placed.into_iter().enumerate() {
+            let (tid, at, n) = p.into_inner().unwrap_or_else(|e| e.into_inner()).ok_or(Error::Failure)?;
+            if pos + n > dest.len() {
                 return Ok(0);
             }
             if !training {
                 put_i32(dest, hlen + 4 * j, pos as i32);
             }
-            dest[pos..pos + block.len()].copy_from_slice(&block);
-            pos += block.len();
+            let sc = self.workers.scratch(tid);
+            dest[pos..pos + n].copy_from_slice(&sc.out[at..at + n]);
+            pos += n;
         }
         Ok(pos)
     }

@@ -239,35 +239,43 @@ impl Decompressor {
         self.workers.ensure(self.params.nthreads.max(1) as usize)?;
         let masked = |j: usize| maskout.as_ref().is_some_and(|m| m[j]);
 
-        // Block 0 first: delta decodes every other block against it.
-        let first_len = view.block_len(0);
-        let (first, rest) = dest.split_at_mut(first_len);
-        if !masked(0) {
-            let mut sc = self.workers.scratch(0);
-            self.decode_block(&view, 0, 0, first, None, &mut sc)?;
+        // With delta, block 0 goes first: every other block decodes against it. Otherwise all
+        // blocks are independent and share the workers from the start.
+        let delta = view.has_delta() && !view.is_vlblocks();
+        let (dref, tail, start): (Option<&[u8]>, &mut [u8], usize) = if delta {
+            let (first, rest) = dest.split_at_mut(view.block_len(0));
+            if !masked(0) {
+                let mut sc = self.workers.scratch(0);
+                self.decode_block(&view, 0, 0, first, None, &mut sc)?;
+            }
+            (Some(&*first), rest, 1)
+        } else {
+            (None, dest, 0)
+        };
+        if start >= view.nblocks {
+            return Ok(view.nbytes);
         }
-        let dref: &[u8] = first;
-        if view.nblocks > 1 && (nthreads <= 1 || view.nbytes < PARALLEL_MIN_BYTES) {
-            // Serial: walk the remaining blocks in place.
+        if nthreads <= 1 || view.nbytes < PARALLEL_MIN_BYTES || view.nblocks - start < 2 {
+            // Serial: walk the blocks in place.
             let mut sc = self.workers.scratch(0);
-            let mut tail = rest;
-            for j in 1..view.nblocks {
+            let mut tail = tail;
+            for j in start..view.nblocks {
                 let (out, t) = std::mem::take(&mut tail).split_at_mut(view.block_len(j));
                 tail = t;
                 if !masked(j) {
-                    self.decode_block(&view, j, 0, out, Some(dref), &mut sc)?;
+                    self.decode_block(&view, j, 0, out, dref, &mut sc)?;
                 }
             }
-        } else if view.nblocks > 1 {
+        } else {
             // Parallel: hand out disjoint output slices, one per block.
-            let mut slices: Vec<Mutex<Option<&mut [u8]>>> = Vec::with_capacity(view.nblocks - 1);
-            let mut tail = rest;
-            for j in 1..view.nblocks {
+            let mut slices: Vec<Mutex<Option<&mut [u8]>>> = Vec::with_capacity(view.nblocks - start);
+            let mut tail = tail;
+            for j in start..view.nblocks {
                 let (b, t) = std::mem::take(&mut tail).split_at_mut(view.block_len(j));
                 slices.push(Mutex::new(Some(b)));
                 tail = t;
             }
-            let next = AtomicUsize::new(1);
+            let next = AtomicUsize::new(start);
             let failed = AtomicBool::new(false);
             let error: Mutex<Option<Error>> = Mutex::new(None);
             let work = |tid: usize| {
@@ -280,9 +288,9 @@ impl Decompressor {
                     if masked(j) {
                         continue;
                     }
-                    let out = slices[j - 1].lock().unwrap_or_else(|e| e.into_inner()).take();
+                    let out = slices[j - start].lock().unwrap_or_else(|e| e.into_inner()).take();
                     let Some(out) = out else { continue };
-                    if let Err(e) = self.decode_block(&view, j, tid, out, Some(dref), &mut sc) {
+                    if let Err(e) = self.decode_block(&view, j, tid, out, dref, &mut sc) {
                         *error.lock().unwrap_or_else(|e| e.into_inner()) = Some(e);
                         failed.store(true, Ordering::Relaxed);
                     }

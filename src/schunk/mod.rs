@@ -517,8 +517,12 @@ impl SuperChunk {
         let mut seen = vec![false; n];
         let mut ord = Vec::with_capacity(n);
         for &o in order {
-            if o < 0 || o as usize >= n || std::mem::replace(&mut seen[o as usize], true) {
+            if o < 0 || o as usize >= n {
                 return Err(Error::InvalidParam);
+            }
+            // A repeated index is not a permutation (the reference reports it as bad data).
+            if std::mem::replace(&mut seen[o as usize], true) {
+                return Err(Error::Data);
             }
             ord.push(o as usize);
         }

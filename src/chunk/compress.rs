@@ -70,6 +70,7 @@ impl ChunkCodec {
 }
 
 /// Everything fixed for one chunk, shared by the block workers.
+#[derive(Clone)]
 struct Job<'a> {
     src: &'a [u8],
     nbytes: usize,
@@ -397,7 +398,7 @@ impl Compressor {
         if !memcpyed {
             let mut start = hlen + 4 * nblocks;
             if use_dict {
-                match self.train_dict(&job, dest, hlen)? {
+                match self.train_dict(&job)? {
                     Some(d) => {
                         trained = d;
                         if dest.len() < start + 4 + trained.len() {
@@ -672,14 +673,13 @@ impl Compressor {
         Ok(pos)
     }
 
-    /// Train a dictionary from the filtered blocks (written raw into `dest` as scratch).
+    /// Train a dictionary from the filtered blocks (gathered raw as training samples).
     /// `None` when the data is too small for a useful dictionary.
-    fn train_dict(&self, job: &Job<'_>, dest: &mut [u8], hlen: usize) -> Result<Option<Vec<u8>>> {
-        let mut tjob = Job { dict: DictMode::Training, ..job.clone_shallow() };
+    fn train_dict(&self, job: &Job<'_>) -> Result<Option<Vec<u8>>> {
+        let mut tjob = Job { dict: DictMode::Training, ..job.clone() };
         tjob.dont_split = true;
         let mut samples = vec![0u8; job.nbytes];
         let n = self.compress_blocks(&tjob, &mut samples, 0, 0, 1)?;
-        let _ = (dest, hlen);
         if n != job.nbytes {
             return Ok(None);
         }
@@ -698,28 +698,6 @@ impl Compressor {
 }
 
 impl<'a> Job<'a> {
-    fn clone_shallow(&self) -> Job<'a> {
-        Job {
-            src: self.src,
-            nbytes: self.nbytes,
-            typesize: self.typesize,
-            blocksize: self.blocksize,
-            nblocks: self.nblocks,
-            leftover: self.leftover,
-            dont_split: self.dont_split,
-            extended: self.extended,
-            clevel: self.clevel,
-            codec: self.codec.clone(),
-            compcode_meta: self.compcode_meta,
-            filters: self.filters,
-            filters_meta: self.filters_meta,
-            prefilter: self.prefilter,
-            nchunk: self.nchunk,
-            call: self.call,
-            dict: self.dict,
-        }
-    }
-
     fn dict_is_none(&self) -> bool {
         matches!(self.dict, DictMode::None)
     }

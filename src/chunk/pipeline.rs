@@ -121,7 +121,10 @@ pub fn forward(
             BITSHUFFLE => {
                 filters::bitshuffle(p.typesize, src, dst).map_err(|_| Error::FilterPipeline)?
             }
-            DELTA => filters::delta_encode(dref, offset, src, dst, p.typesize),
+            // The first block is its own reference: it is delta-coded against the data as the
+            // earlier filters left it (what its decoder sees); later blocks use the chunk's
+            // original first block.
+            DELTA => filters::delta_encode(if offset == 0 { src } else { dref }, offset, src, dst, p.typesize),
             TRUNC_PREC => filters::trunc_prec(meta as i8, p.typesize, src, dst)
                 .map_err(|_| Error::FilterPipeline)?,
             id if id <= 31 => return Err(Error::FilterPipeline),

@@ -599,19 +599,8 @@ pub unsafe extern "C" fn blosc2_schunk_get_chunk(
     chunk: *mut *mut u8,
     needs_free: *mut bool,
 ) -> c_int {
-    guard(PANIC_CODE, || {
-        code_int(with(schunk, |h| {
-            if chunk.is_null() || needs_free.is_null() {
-                return Err(Error::NullPointer);
-            }
-            if nchunk < 0 || nchunk >= h.sc.nchunks() {
-                return Err(Error::InvalidParam);
-            }
-            let c = h.sc.get_chunk(nchunk)?;
-            // SAFETY: per contract.
-            unsafe { hand_out(c, chunk, needs_free) }
-        }))
-    })
+    // SAFETY: forwarded contract.
+    unsafe { get_chunk_with(schunk, nchunk, chunk, needs_free, false) }
 }
 
 /// Get chunk `nchunk` as a lazy chunk (on-disk frames) or the chunk itself.
@@ -625,6 +614,21 @@ pub unsafe extern "C" fn blosc2_schunk_get_lazychunk(
     chunk: *mut *mut u8,
     needs_free: *mut bool,
 ) -> c_int {
+    // SAFETY: forwarded contract.
+    unsafe { get_chunk_with(schunk, nchunk, chunk, needs_free, true) }
+}
+
+/// Shared body of `blosc2_schunk_get_chunk` and `_get_lazychunk`.
+///
+/// # Safety
+/// `schunk` live; `chunk` and `needs_free` writable.
+unsafe fn get_chunk_with(
+    schunk: *mut blosc2_schunk,
+    nchunk: i64,
+    chunk: *mut *mut u8,
+    needs_free: *mut bool,
+    lazy: bool,
+) -> c_int {
     guard(PANIC_CODE, || {
         code_int(with(schunk, |h| {
             if chunk.is_null() || needs_free.is_null() {
@@ -633,7 +637,7 @@ pub unsafe extern "C" fn blosc2_schunk_get_lazychunk(
             if nchunk < 0 || nchunk >= h.sc.nchunks() {
                 return Err(Error::InvalidParam);
             }
-            let c = h.sc.get_lazy_chunk(nchunk)?;
+            let c = if lazy { h.sc.get_lazy_chunk(nchunk)? } else { h.sc.get_chunk(nchunk)? };
             // SAFETY: per contract.
             unsafe { hand_out(c, chunk, needs_free) }
         }))

@@ -36,6 +36,9 @@ pub struct Handle {
     /// structs, which live until the next change.
     current_nchunk: i64,
     change_tick: i64,
+    /// How much of the public `data` array (chunk addresses of an in-memory super-chunk)
+    /// is current: valid entries, and the store's edit count they were taken at.
+    data_view: (usize, u64),
     /// I/O backend bookkeeping (user callbacks), released at free.
     pub io_release: Option<Box<dyn FnOnce() + Send>>,
 }
@@ -217,6 +220,9 @@ impl Handle {
         // The frame pointer is opaque to C; only its NULL-ness means something (frame-backed).
         s.frame = if frame_backed { self.public as *mut blosc2_frame } else { std::ptr::null_mut() };
         s.change_tick = self.change_tick;
+        if let Some((chunks, edits)) = sc.memory_chunks() {
+            publish_chunk_addresses(s, chunks, edits, &mut self.data_view);
+        }
         if metas_changed {
             for slot in s.metalayers.iter_mut() {
                 free_metalayer(std::mem::replace(slot, std::ptr::null_mut()));
@@ -265,8 +271,44 @@ impl Drop for Handle {
         }
         free_storage(s.storage);
         c_free(s.blockshape);
+        c_free(s.data as *mut c_void);
         c_free(self.public);
     }
+}
+
+/// Keep the public `data` array of an in-memory super-chunk pointing at its chunks, as the
+/// reference's does (C code may read `schunk->data[i]`). The array grows by 4 KiB pages and
+/// `data_len` counts its bytes, like the reference's; after an append only the new tail is
+/// written, any other edit rewrites it all.
+fn publish_chunk_addresses(s: &mut blosc2_schunk, chunks: &[Vec<u8>], edits: u64, view: &mut (usize, u64)) {
+    const PAGE: usize = 4096;
+    let ptr_size = std::mem::size_of::<*mut u8>();
+    let needed = chunks.len() * ptr_size;
+    if needed > s.data_len {
+        let new_len = needed.div_ceil(PAGE).max(1) * PAGE;
+        // SAFETY: s.data is NULL or our own malloc'ed array; realloc keeps its contents.
+        let grown = unsafe { libc::realloc(s.data as *mut c_void, new_len) } as *mut *mut u8;
+        if grown.is_null() {
+            return;
+        }
+        s.data = grown;
+        s.data_len = new_len;
+    }
+    if s.data.is_null() {
+        return;
+    }
+    let capacity = s.data_len / ptr_size;
+    let start = if view.1 == edits { view.0.min(chunks.len()) } else { 0 };
+    // SAFETY: s.data holds `capacity` pointer slots and chunks.len() <= capacity.
+    let slots = unsafe { std::slice::from_raw_parts_mut(s.data, capacity) };
+    for (slot, chunk) in slots[start..chunks.len()].iter_mut().zip(&chunks[start..]) {
+        // C only reads through these; the chunks stay owned (and freed) by the super-chunk.
+        *slot = chunk.as_ptr() as *mut u8;
+    }
+    for slot in &mut slots[chunks.len()..view.0.max(chunks.len()).min(capacity)] {
+        *slot = std::ptr::null_mut();
+    }
+    *view = (chunks.len(), edits);
 }
 
 /// Wrap a [`SuperChunk`] into a new public struct; `cparams`/`dparams` are what the storage
@@ -321,6 +363,7 @@ pub fn register(
         vlmeta_shadow: Vec::new(),
         current_nchunk: 0,
         change_tick: 0,
+        data_view: (0, 0),
         io_release: None,
     };
     h.sync();
@@ -866,10 +909,6 @@ pub unsafe extern "C" fn blosc2_schunk_reorder_offsets(schunk: *mut blosc2_schun
         code_int(with(schunk, |h| {
             if offsets_order.is_null() {
                 return Err(Error::NullPointer);
-            }
-            if h.sc.frame_kind().is_none() {
-                // The reference only reorders frame indexes.
-                return Err(Error::InvalidParam);
             }
             let n = h.sc.nchunks() as usize;
             // SAFETY: readable for nchunks items per contract.

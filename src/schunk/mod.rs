@@ -62,6 +62,9 @@ pub struct SuperChunk {
     vlmetalayers: Vec<Metalayer>,
     store: Store,
     urlpath: Option<PathBuf>,
+    /// Count of edits that moved or replaced in-memory chunks (anything but an append), so a
+    /// view of the chunk addresses knows when it must be rebuilt rather than extended.
+    memory_edits: u64,
 }
 
 fn chunk_nbytes_of(chunk: &[u8]) -> Result<i32> {
@@ -90,6 +93,7 @@ impl SuperChunk {
             vlmetalayers: Vec::new(),
             store: Store::Memory(Vec::new()),
             urlpath: storage.urlpath.clone(),
+            memory_edits: 0,
         };
         let (kind, store): (FrameKind, Box<dyn Storage>) = match (&storage.urlpath, storage.contiguous) {
             (None, false) => return Ok(s),
@@ -178,6 +182,16 @@ impl SuperChunk {
 
     pub fn decompressor(&mut self) -> &mut Decompressor {
         &mut self.dctx
+    }
+
+    /// The chunks of a super-chunk kept as separate chunks in memory (`None` for frames),
+    /// with the count of edits that moved or replaced them (appends leave earlier chunks,
+    /// and their addresses, untouched).
+    pub fn memory_chunks(&self) -> Option<(&[Vec<u8>], u64)> {
+        match &self.store {
+            Store::Memory(v) => Some((v, self.memory_edits)),
+            Store::Frame(_) => None,
+        }
     }
 
     pub fn nchunks(&self) -> i64 {
@@ -442,7 +456,10 @@ impl SuperChunk {
         self.nbytes += nbytes as i64;
         self.cbytes += self.stored_cbytes(chunk, cbytes);
         match &mut self.store {
-            Store::Memory(v) => v.insert(n as usize, chunk.to_vec()),
+            Store::Memory(v) => {
+                v.insert(n as usize, chunk.to_vec());
+                self.memory_edits += 1;
+            }
             Store::Frame(_) => {
                 self.sync_frame();
                 let Store::Frame(f) = &mut self.store else { unreachable!() };
@@ -473,7 +490,10 @@ impl SuperChunk {
         self.nbytes += nbytes as i64 - old_nbytes as i64;
         self.cbytes += self.stored_cbytes(chunk, cbytes) - old_stored;
         match &mut self.store {
-            Store::Memory(v) => v[idx] = chunk.to_vec(),
+            Store::Memory(v) => {
+                v[idx] = chunk.to_vec();
+                self.memory_edits += 1;
+            }
             Store::Frame(_) => {
                 self.sync_frame();
                 let Store::Frame(f) = &mut self.store else { unreachable!() };
@@ -498,6 +518,7 @@ impl SuperChunk {
         match &mut self.store {
             Store::Memory(v) => {
                 v.remove(idx);
+                self.memory_edits += 1;
             }
             Store::Frame(_) => {
                 self.sync_frame();
@@ -529,12 +550,14 @@ impl SuperChunk {
         match &mut self.store {
             Store::Memory(v) => {
                 let mut old: Vec<Option<Vec<u8>>> = v.drain(..).map(Some).collect();
-                *v = ord.iter().map(|&o| old[o].take().expect("permutation")).collect();
+                v.extend(ord.iter().filter_map(|&o| old[o].take()));
+                self.memory_edits += 1;
             }
             Store::Frame(_) => {
                 self.sync_frame();
-                let Store::Frame(f) = &mut self.store else { unreachable!() };
-                f.reorder(&ord)?;
+                if let Store::Frame(f) = &mut self.store {
+                    f.reorder(&ord)?;
+                }
             }
         }
         let before = self.chunksize;
@@ -690,6 +713,7 @@ impl SuperChunk {
         s.cbytes = cbytes;
         s.blocksize = blocksize.unwrap_or(s.blocksize);
         s.store = Store::Memory(chunks);
+        s.memory_edits += 1;
         Ok(s)
     }
 
@@ -749,6 +773,7 @@ impl SuperChunk {
             vlmetalayers: frame.trailer.vlmetalayers.clone(),
             store: Store::Frame(Box::new(frame)),
             urlpath: path.map(Path::to_path_buf),
+            memory_edits: 0,
         })
     }
 

@@ -1115,19 +1115,43 @@ pub unsafe extern "C" fn blosc2_schunk_avoid_cframe_free(schunk: *mut blosc2_sch
 }
 
 fn copy_impl(schunk: *mut blosc2_schunk, storage: *const blosc2_storage) -> Result<*mut blosc2_schunk> {
+    if storage.is_null() {
+        return Err(Error::NullPointer);
+    }
     // SAFETY: per the API contract.
-    let (st, _, dp, io) = unsafe { storage_params(storage) };
+    let (st, given_cp, dp, io) = unsafe { storage_params(storage) };
     // SAFETY: urlpath is NULL or a C string.
     let url = unsafe { cstr(st.urlpath) }.map(str::to_owned);
     let spec = StorageSpec { contiguous: st.contiguous, urlpath: url.as_ref().map(PathBuf::from) };
-    let sc = with(schunk, |h| h.sc.copy_to(&spec))?;
-    let mut cp = opened_params(&sc).0;
-    // The reference's copy carries its block size and no compression thread count.
-    cp.blocksize = sc.cparams().blocksize;
-    cp.nthreads = sc.cparams().nthreads;
+    if st.cparams.is_null() {
+        // Same parameters as the source.
+        let sc = with(schunk, |h| h.sc.copy_to(&spec, None))?;
+        let mut cp = opened_params(&sc).0;
+        // The reference's copy carries its block size and no compression thread count.
+        cp.blocksize = sc.cparams().blocksize;
+        cp.nthreads = sc.cparams().nthreads;
+        return register_copy(sc, cp, dp, &st, url.as_deref(), &io);
+    }
+    let mut cp = given_cp;
+    if cp.nthreads <= 0 {
+        cp.nthreads = 1;
+    }
+    let sc = with(schunk, |h| h.sc.copy_to(&spec, Some(core_cparams(&cp))))?;
+    register_copy(sc, cp, dp, &st, url.as_deref(), &io)
+}
+
+/// Register a copy; it added each metalayer and chunk in turn, and its counters say so as
+/// the reference's do.
+fn register_copy(
+    sc: SuperChunk,
+    cp: blosc2_cparams,
+    dp: blosc2_dparams,
+    st: &blosc2_storage,
+    url: Option<&str>,
+    io: &blosc2_io,
+) -> Result<*mut blosc2_schunk> {
     let (nmeta, nvl, nchunks) = (sc.metalayers().len(), sc.vlmetalayers_raw().len(), sc.nchunks());
-    let p = register(sc, cp, dp, st.contiguous, url.as_deref(), &io)?;
-    // The copy added each metalayer and chunk in turn: count them as the reference does.
+    let p = register(sc, cp, dp, st.contiguous, url, io)?;
     with_handle(p, |h| {
         h.change_tick = (nmeta + nvl) as i64;
         h.current_nchunk = (nchunks - 1).max(0);

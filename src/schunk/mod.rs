@@ -636,7 +636,7 @@ impl SuperChunk {
                 return f.to_bytes();
             }
         }
-        let mut copy = self.copy_to(&StorageSpec { contiguous: true, urlpath: None })?;
+        let mut copy = self.copy_to(&StorageSpec { contiguous: true, urlpath: None }, None)?;
         let Store::Frame(f) = &mut copy.store else { unreachable!() };
         Ok(Cow::Owned(f.to_bytes()?.into_owned()))
     }
@@ -658,24 +658,57 @@ impl SuperChunk {
         Ok(at as i64)
     }
 
-    /// A copy with new storage, keeping parameters, metalayers, chunks (verbatim) and
+    /// A copy with new storage (`blosc2_schunk_copy`), keeping metalayers, chunks and
     /// vlmetalayers, in the order the reference copies them.
-    pub fn copy_to(&mut self, storage: &StorageSpec) -> Result<SuperChunk> {
-        let mut cparams = self.cparams.clone();
-        if cparams.blocksize == 0 {
-            // The reference copies the block size its context used last.
-            cparams.blocksize = self.last_blocksize;
-        }
-        // The reference's copy carries no thread count for compression.
-        cparams.nthreads = 0;
-        let mut new = SuperChunk::new(cparams, self.dparams.clone(), storage)?;
-        new.cctx.params.nthreads = self.cparams.nthreads.max(1);
+    ///
+    /// With `params == None` the copy keeps this super-chunk's parameters and chunks
+    /// verbatim. With new parameters the copy is created with them, and the chunks are kept
+    /// verbatim only when the parameters that shape a chunk (typesize, clevel, codec,
+    /// dictionary, block size, filters) are the same and no pre/postfilter must run;
+    /// otherwise every chunk is decompressed and compressed again, as the reference does.
+    /// A block size of 0 in `params` means "the one this super-chunk used last".
+    pub fn copy_to(&mut self, storage: &StorageSpec, params: Option<CompressParams>) -> Result<SuperChunk> {
+        let (mut new, verbatim) = match params {
+            None => {
+                let mut cparams = self.cparams.clone();
+                if cparams.blocksize == 0 {
+                    // The reference copies the block size its context used last.
+                    cparams.blocksize = self.last_blocksize;
+                }
+                // The reference's copy carries no thread count for compression.
+                cparams.nthreads = 0;
+                let mut new = SuperChunk::new(cparams, self.dparams.clone(), storage)?;
+                new.cctx.params.nthreads = self.cparams.nthreads.max(1);
+                (new, true)
+            }
+            Some(p) => {
+                let blocksize = if p.blocksize == 0 { self.last_blocksize } else { p.blocksize };
+                let mine = &self.cparams;
+                let same_shape = p.typesize == mine.typesize
+                    && p.clevel == mine.clevel
+                    && p.compcode == mine.compcode
+                    && p.use_dict == mine.use_dict
+                    && blocksize == self.last_blocksize
+                    && p.filters == mine.filters
+                    && p.filters_meta == mine.filters_meta;
+                let callbacks = self.cctx.prefilter.is_some() || self.dctx.postfilter.is_some();
+                let dparams = DecompressParams { typesize: p.typesize, ..self.dparams.clone() };
+                (SuperChunk::new(p, dparams, storage)?, same_shape && !callbacks)
+            }
+        };
         for m in self.metalayers.clone() {
             new.meta_add(&m.name, &m.content)?;
         }
+        let mut buf = Vec::new();
         for n in 0..self.nchunks() {
-            let c = self.get_chunk(n)?.into_owned();
-            new.append_chunk(&c)?;
+            if verbatim {
+                let c = self.get_chunk(n)?.into_owned();
+                new.append_chunk(&c)?;
+            } else {
+                buf.resize(self.chunk_nbytes(n)?.max(0) as usize, 0);
+                let len = self.decompress_chunk(n, &mut buf)?;
+                new.append_buffer(&buf[..len])?;
+            }
         }
         for m in self.vlmetalayers.clone() {
             new.vlmetalayers.push(m);

@@ -510,3 +510,39 @@ fn errors() {
     assert!(SuperChunk::new(c, d, &StorageSpec { contiguous: true, urlpath: Some(p) }).is_err());
     assert!(SuperChunk::open(&d2.join("missing"), 0).is_err());
 }
+
+/// A copy with new parameters recompresses every chunk; a partial last chunk keeps its own
+/// size (the reference pads it to the full chunk size with whatever its buffer held, which
+/// changes `nbytes` and the data: REFERENCE-DEFECTS, not copied here).
+#[test]
+fn copy_recompresses_partial_last_chunk() {
+    let (c, d) = params(4);
+    for contiguous in [false, true] {
+        let mut s = SuperChunk::new(c.clone(), d.clone(), &StorageSpec { contiguous, urlpath: None }).unwrap();
+        s.meta_add("m", b"abc").unwrap();
+        let chunks = [data(1000, 1), data(1000, 2), data(600, 3)];
+        for ch in &chunks {
+            s.append_buffer(ch).unwrap();
+        }
+        s.vlmeta_add("v", b"hello", None).unwrap();
+        let lz4 = CompressParams { compcode: 1, clevel: 9, ..c.clone() };
+        let mut copy = s.copy_to(&StorageSpec { contiguous: true, urlpath: None }, Some(lz4)).unwrap();
+        assert_eq!(copy.cparams().compcode, 1);
+        assert_eq!(copy.nbytes(), s.nbytes());
+        assert_eq!(copy.nchunks(), 3);
+        for (n, ch) in chunks.iter().enumerate() {
+            let mut out = vec![0u8; 4000];
+            let len = copy.decompress_chunk(n as i64, &mut out).unwrap();
+            assert_eq!(&out[..len], &ch[..], "chunk {n}");
+            let raw = copy.get_chunk(n as i64).unwrap().into_owned();
+            assert_eq!(raw[2] >> 5, 1, "chunk {n} is LZ4");
+        }
+        assert_eq!(copy.meta_get("m").unwrap(), b"abc");
+        assert_eq!(copy.vlmeta_get("v").unwrap(), b"hello");
+        // Equal parameters keep the chunks verbatim.
+        let mut same = s.copy_to(&StorageSpec { contiguous: false, urlpath: None }, Some(c.clone())).unwrap();
+        for n in 0..3 {
+            assert_eq!(same.get_chunk(n).unwrap(), s.get_chunk(n).unwrap());
+        }
+    }
+}

@@ -27,6 +27,12 @@ pub fn var(name: &str) -> Option<String> {
     std::env::var_os(name).map(|v| v.to_string_lossy().into_owned())
 }
 
+/// Whether `BLOSC_LOCKING` asks for frame locking: set, non-empty and not exactly "0"
+/// (any other text, "false" and "off" included, turns it on, as in the reference).
+pub fn locking_env() -> bool {
+    var("BLOSC_LOCKING").is_some_and(|v| !v.is_empty() && v != "0")
+}
+
 /// An integer variable, if set.
 pub fn int_var(name: &str) -> Option<i64> {
     var(name).map(|v| strtol(&v))

@@ -262,8 +262,7 @@ fn open_udio_impl(urlpath: *const c_char, offset: i64, udio: *const blosc2_io) -
         return Err(Error::InvalidParam);
     }
     if io.id as c_int == BLOSC2_IO_FILESYSTEM {
-        let sc = SuperChunk::open(Path::new(p), offset as u64)?;
-        return register_opened(sc, !Path::new(p).is_dir(), Some(p), &io);
+        return super::schunk::open_filesystem(p, offset, &io);
     }
     let (sc, rel) = open_with(p, offset as u64, &io, None)?;
     let s = register_opened(sc, true, Some(p), &io)?;

@@ -104,6 +104,8 @@ pub unsafe extern "C" fn blosc2_vlmeta_exists(schunk: *mut blosc2_schunk, name: 
         if n.len() > METALAYER_NAME_MAXLEN {
             return Err(Error::InvalidParam);
         }
+        // Another handle may have changed the vlmetalayers: look before answering.
+        h.sc.refresh()?;
         h.sc.vlmeta_exists(n).map(|i| i as c_int).ok_or(Error::NotFound)
     })
 }
@@ -193,6 +195,7 @@ pub unsafe extern "C" fn blosc2_vlmeta_get(
         if content.is_null() || content_len.is_null() {
             return Err(Error::NullPointer);
         }
+        h.sc.refresh()?;
         let i = h.sc.vlmeta_exists(n).ok_or(Error::NotFound)?;
         let data = h.sc.vlmeta_get(n)?;
         let p = malloc_copy(&data)?;

@@ -219,7 +219,8 @@ impl Handle {
         s.cbytes = sc.cbytes();
         // The frame pointer is opaque to C; only its NULL-ness means something (frame-backed).
         s.frame = if frame_backed { self.public as *mut blosc2_frame } else { std::ptr::null_mut() };
-        s.change_tick = self.change_tick;
+        // Local metalayer changes plus re-reads of what other handles changed.
+        s.change_tick = self.change_tick + sc.refreshes();
         if let Some((chunks, edits)) = sc.memory_chunks() {
             publish_chunk_addresses(s, chunks, edits, &mut self.data_view);
         }
@@ -407,7 +408,10 @@ fn new_impl(storage: *const blosc2_storage) -> Result<*mut blosc2_schunk> {
         with_handle(p, |h| h.io_release = release);
         return Ok(p);
     }
-    let sc = SuperChunk::new(core_cparams(&cp), core_dparams(&dp, cp.typesize), &spec)?;
+    let mut sc = SuperChunk::new(core_cparams(&cp), core_dparams(&dp, cp.typesize), &spec)?;
+    if super::stdio::locking_requested(&io) {
+        sc.enable_locking();
+    }
     register(sc, cp, dp, st.contiguous, url.as_deref(), &io)
 }
 
@@ -1048,10 +1052,20 @@ fn open_impl(urlpath: *const c_char, offset: i64) -> Result<*mut blosc2_schunk> 
     if offset < 0 {
         return Err(Error::InvalidParam);
     }
+    open_filesystem(p, offset, &BLOSC2_IO_DEFAULTS)
+}
+
+/// Open a frame through the default filesystem backend, with locking when `io` (or the
+/// environment) asks for it.
+pub fn open_filesystem(p: &str, offset: i64, io: &blosc2_io) -> Result<*mut blosc2_schunk> {
     let path = std::path::Path::new(p);
-    let sc = SuperChunk::open(path, offset as u64)?;
+    let sc = if super::stdio::locking_requested(io) {
+        SuperChunk::open_locking(path, offset as u64)?
+    } else {
+        SuperChunk::open(path, offset as u64)?
+    };
     let contiguous = !path.is_dir();
-    register_opened(sc, contiguous, Some(p), &BLOSC2_IO_DEFAULTS)
+    register_opened(sc, contiguous, Some(p), io)
 }
 
 /// Open the super-chunk stored at `urlpath` (contiguous file or sparse directory).
@@ -1220,23 +1234,25 @@ pub unsafe extern "C" fn blosc2_get_slice_nchunks(
     })
 }
 
-/// Take the frame lock. File locking is not implemented: a no-op that succeeds, as the
-/// reference does when locking is not enabled.
+/// Take the exclusive frame lock and hold it across several operations, which nest on it
+/// (re-entrant). A no-op returning 0 when locking is not enabled on this handle or the
+/// super-chunk is not on disk; `BLOSC2_ERROR_LOCK` when the lock cannot be taken.
 ///
 /// # Safety
 /// `schunk` live.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_schunk_lock(schunk: *mut blosc2_schunk) -> c_int {
-    guard(PANIC_CODE, || code_int(with(schunk, |_| Ok(0))))
+    guard(PANIC_CODE, || code_int(with(schunk, |h| h.sc.lock().map(|()| 0))))
 }
 
-/// Release the frame lock (see `blosc2_schunk_lock`).
+/// Release the frame lock taken with `blosc2_schunk_lock` (one level of it). Releasing a
+/// lock that is not held, or without locking, is a no-op returning 0.
 ///
 /// # Safety
 /// `schunk` live.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_schunk_unlock(schunk: *mut blosc2_schunk) -> c_int {
-    guard(PANIC_CODE, || code_int(with(schunk, |_| Ok(0))))
+    guard(PANIC_CODE, || code_int(with(schunk, |h| h.sc.unlock().map(|()| 0))))
 }
 
 /// Re-read a disk-based super-chunk to see what other handles or processes wrote: 1 when the
@@ -1248,7 +1264,7 @@ pub unsafe extern "C" fn blosc2_schunk_unlock(schunk: *mut blosc2_schunk) -> c_i
 pub unsafe extern "C" fn blosc2_schunk_refresh(schunk: *mut blosc2_schunk) -> c_int {
     guard(PANIC_CODE, || {
         code_int(with(schunk, |h| {
-            let changed = h.sc.refresh_from_disk()?;
+            let changed = h.sc.refresh()?;
             h.sync();
             Ok(changed as c_int)
         }))

@@ -7,6 +7,19 @@ use libc::{c_char, c_int, c_void, FILE};
 use super::abi::*;
 use super::boundary::{guard, PANIC_CODE};
 
+/// Whether a super-chunk created or opened with `io` locks its frame: only with the default
+/// filesystem backend, when its `blosc2_stdio_params` ask for it or `BLOSC_LOCKING` is on
+/// (the variable cannot be overridden by `locking = false`, as in the reference).
+pub fn locking_requested(io: &blosc2_io) -> bool {
+    if io.id as c_int != BLOSC2_IO_FILESYSTEM {
+        return false;
+    }
+    // SAFETY: params of the filesystem backend is NULL or a blosc2_stdio_params that
+    // outlives the super-chunk (per the blosc2_io contract).
+    let explicit = unsafe { (io.params as *const blosc2_stdio_params).as_ref() }.is_some_and(|p| p.locking);
+    explicit || super::env::locking_env()
+}
+
 /// # Safety
 /// `stream` NULL or a stream from `blosc2_stdio_open`.
 unsafe fn file_of(stream: *mut c_void) -> Option<*mut FILE> {
@@ -16,7 +29,8 @@ unsafe fn file_of(stream: *mut c_void) -> Option<*mut FILE> {
 }
 
 /// Open `urlpath` with an fopen `mode`; NULL on failure. `params` (a `blosc2_stdio_params`)
-/// is accepted; locking is not implemented.
+/// is not needed here: frame locking is decided when a super-chunk is created or opened
+/// (see [`locking_requested`]).
 ///
 /// # Safety
 /// `urlpath`, `mode` C strings.

@@ -40,8 +40,12 @@ pub unsafe extern "C" fn blosc2_remove_urlpath(path: *const c_char) -> c_int {
         let p = Path::new(p);
         let r = match std::fs::symlink_metadata(p) {
             Err(_) => return 0,
+            // A sparse frame's lock sidecar lives inside its directory.
             Ok(m) if m.is_dir() => std::fs::remove_dir_all(p),
-            Ok(_) => std::fs::remove_file(p),
+            Ok(_) => std::fs::remove_file(p).inspect(|()| {
+                // A contiguous frame's lock sidecar (if any) goes with it.
+                let _ = std::fs::remove_file(crate::frame::lock::sidecar_path(p, false));
+            }),
         };
         match r {
             Ok(()) => 0,

@@ -55,6 +55,102 @@ pub struct Frame {
     len: i64,
 }
 
+/// Everything [`Frame`] keeps parsed, read and validated from untrusted bytes.
+struct Parsed {
+    header: FrameHeader,
+    trailer: FrameTrailer,
+    offsets: Vec<i64>,
+    payload_len: i64,
+    has_index: bool,
+    len: i64,
+}
+
+fn parse_frame(store: &mut dyn Storage, base: u64, kind: &FrameKind) -> Result<Parsed> {
+    let avail = store.len()?.checked_sub(base).ok_or(Error::ReadBuffer)?;
+    if avail < (HEADER_MINLEN + TRAILER_MINLEN) as u64 {
+        return Err(Error::ReadBuffer);
+    }
+    let fixed = store.read_vec(base, HEADER_MINLEN)?;
+    let (header_len, frame_len) = FrameHeader::peek_lengths(&fixed)?;
+    if frame_len as u64 > avail || frame_len < (HEADER_MINLEN + TRAILER_MINLEN) as i64 {
+        return Err(Error::InvalidHeader);
+    }
+    let hbytes = store.read_vec(base, header_len as usize)?;
+    let header = FrameHeader::parse(&hbytes)?;
+    let want_type = match kind {
+        FrameKind::Contiguous { .. } => FrameType::Contiguous,
+        FrameKind::Sparse { .. } => FrameType::Sparse,
+    };
+    if header.frame_type != want_type {
+        return Err(Error::FrameType);
+    }
+    let tail = store.read_vec(base + frame_len as u64 - TRAILER_MINLEN as u64, TRAILER_MINLEN)?;
+    let trailer_len = FrameTrailer::len_from_end(&tail, frame_len)? as i64;
+    let trailer_pos = frame_len - trailer_len;
+    if trailer_pos < header_len as i64 {
+        return Err(Error::InvalidHeader);
+    }
+    let trailer = FrameTrailer::parse(&store.read_vec(base + trailer_pos as u64, trailer_len as usize)?)?;
+    let sparse = matches!(kind, FrameKind::Sparse { .. });
+    let payload_len = if sparse { 0 } else { header.cbytes };
+    let index_pos = (header_len as i64).checked_add(payload_len).ok_or(Error::InvalidHeader)?;
+    if index_pos > trailer_pos {
+        return Err(Error::InvalidHeader);
+    }
+    let has_index = trailer_pos - index_pos >= EXTENDED_HEADER_LENGTH as i64;
+    let index = if has_index {
+        store.read_vec(base + index_pos as u64, (trailer_pos - index_pos) as usize)?
+    } else {
+        Vec::new()
+    };
+    let nchunks = if header.nbytes > 0 {
+        if header.chunksize > 0 {
+            let n = (header.nbytes + header.chunksize as i64 - 1) / header.chunksize as i64;
+            if !has_index {
+                return Err(Error::InvalidHeader);
+            }
+            n
+        } else if header.chunksize == 0 {
+            if !has_index {
+                return Err(Error::InvalidHeader);
+            }
+            let h = ChunkHeader::read_min(&index)?;
+            if h.nbytes % 8 != 0 {
+                return Err(Error::InvalidHeader);
+            }
+            (h.nbytes / 8) as i64
+        } else {
+            return Err(Error::InvalidHeader);
+        }
+    } else {
+        0
+    };
+    // The offsets are kept decoded in memory; a hostile header could otherwise make a
+    // few hundred bytes of frame claim hundreds of millions of (special) chunks and cost
+    // gigabytes here.
+    if nchunks > MAX_FRAME_CHUNKS {
+        return Err(Error::InvalidHeader);
+    }
+    let offsets = if nchunks > 0 {
+        offsets::index_nbytes(nchunks)?;
+        let cb = offsets::index_cbytes(&index)?;
+        if cb > index.len() {
+            return Err(Error::InvalidHeader);
+        }
+        offsets::decompress_index(&index[..cb], nchunks as usize)?
+    } else {
+        Vec::new()
+    };
+    for &o in &offsets {
+        if let ChunkLocation::Stored(off) = ChunkLocation::decode(o)? {
+            if !sparse && off > payload_len - EXTENDED_HEADER_LENGTH as i64 {
+                return Err(Error::InvalidHeader);
+            }
+        }
+    }
+    Ok(Parsed { header, trailer, offsets, payload_len, has_index, len: frame_len })
+}
+
 /// A compressed chunk's `(nbytes, cbytes)`, validated.
 pub fn chunk_sizes(chunk: &[u8]) -> Result<(i32, i32)> {
     let h = ChunkHeader::read_min(chunk)?;
@@ -84,106 +180,46 @@ impl Frame {
         };
         header.cbytes = 0;
         header.nbytes = 0;
-        let mut f = Frame {
-            store,
-            base,
-            kind,
-            header,
-            trailer,
-            offsets: Vec::new(),
-            payload_len: 0,
-            has_index: false,
-            len: 0,
-        };
+        let mut f =
+            Frame { store, base, kind, header, trailer, offsets: Vec::new(), payload_len: 0, has_index: false, len: 0 };
         f.commit()?;
         Ok(f)
     }
 
     /// Open an existing frame at `base` of `store`, validating everything read.
     pub fn open(mut store: Box<dyn Storage>, base: u64, kind: FrameKind) -> Result<Frame> {
-        let avail = store.len()?.checked_sub(base).ok_or(Error::ReadBuffer)?;
-        if avail < (HEADER_MINLEN + TRAILER_MINLEN) as u64 {
-            return Err(Error::ReadBuffer);
-        }
-        let fixed = store.read_vec(base, HEADER_MINLEN)?;
-        let (header_len, frame_len) = FrameHeader::peek_lengths(&fixed)?;
-        if frame_len as u64 > avail || frame_len < (HEADER_MINLEN + TRAILER_MINLEN) as i64 {
-            return Err(Error::InvalidHeader);
-        }
-        let hbytes = store.read_vec(base, header_len as usize)?;
-        let header = FrameHeader::parse(&hbytes)?;
-        let want_type = match kind {
-            FrameKind::Contiguous { .. } => FrameType::Contiguous,
-            FrameKind::Sparse { .. } => FrameType::Sparse,
-        };
-        if header.frame_type != want_type {
-            return Err(Error::FrameType);
-        }
-        let tail = store.read_vec(base + frame_len as u64 - TRAILER_MINLEN as u64, TRAILER_MINLEN)?;
-        let trailer_len = FrameTrailer::len_from_end(&tail, frame_len)? as i64;
-        let trailer_pos = frame_len - trailer_len;
-        if trailer_pos < header_len as i64 {
-            return Err(Error::InvalidHeader);
-        }
-        let trailer = FrameTrailer::parse(&store.read_vec(base + trailer_pos as u64, trailer_len as usize)?)?;
-        let sparse = matches!(kind, FrameKind::Sparse { .. });
-        let payload_len = if sparse { 0 } else { header.cbytes };
-        let index_pos = (header_len as i64).checked_add(payload_len).ok_or(Error::InvalidHeader)?;
-        if index_pos > trailer_pos {
-            return Err(Error::InvalidHeader);
-        }
-        let has_index = trailer_pos - index_pos >= EXTENDED_HEADER_LENGTH as i64;
-        let index = if has_index {
-            store.read_vec(base + index_pos as u64, (trailer_pos - index_pos) as usize)?
-        } else {
-            Vec::new()
-        };
-        let nchunks = if header.nbytes > 0 {
-            if header.chunksize > 0 {
-                let n = (header.nbytes + header.chunksize as i64 - 1) / header.chunksize as i64;
-                if !has_index {
-                    return Err(Error::InvalidHeader);
-                }
-                n
-            } else if header.chunksize == 0 {
-                if !has_index {
-                    return Err(Error::InvalidHeader);
-                }
-                let h = ChunkHeader::read_min(&index)?;
-                if h.nbytes % 8 != 0 {
-                    return Err(Error::InvalidHeader);
-                }
-                (h.nbytes / 8) as i64
-            } else {
-                return Err(Error::InvalidHeader);
-            }
-        } else {
-            0
-        };
-        // The offsets are kept decoded in memory; a hostile header could otherwise make a
-        // few hundred bytes of frame claim hundreds of millions of (special) chunks and cost
-        // gigabytes here.
-        if nchunks > MAX_FRAME_CHUNKS {
-            return Err(Error::InvalidHeader);
-        }
-        let offsets = if nchunks > 0 {
-            offsets::index_nbytes(nchunks)?;
-            let cb = offsets::index_cbytes(&index)?;
-            if cb > index.len() {
-                return Err(Error::InvalidHeader);
-            }
-            offsets::decompress_index(&index[..cb], nchunks as usize)?
-        } else {
-            Vec::new()
-        };
-        for &o in &offsets {
-            if let ChunkLocation::Stored(off) = ChunkLocation::decode(o)? {
-                if !sparse && off > payload_len - EXTENDED_HEADER_LENGTH as i64 {
-                    return Err(Error::InvalidHeader);
-                }
-            }
-        }
-        Ok(Frame { store, base, kind, header, trailer, offsets, payload_len, has_index, len: frame_len })
+        let p = parse_frame(&mut *store, base, &kind)?;
+        Ok(Frame {
+            store,
+            base,
+            kind,
+            header: p.header,
+            trailer: p.trailer,
+            offsets: p.offsets,
+            payload_len: p.payload_len,
+            has_index: p.has_index,
+            len: p.len,
+        })
+    }
+
+    /// Re-read header, trailer and index from the storage, to follow changes another handle
+    /// (or process) made. On error the frame keeps its previous state.
+    pub fn reload(&mut self) -> Result<()> {
+        let p = parse_frame(&mut *self.store, self.base, &self.kind)?;
+        self.header = p.header;
+        self.trailer = p.trailer;
+        self.offsets = p.offsets;
+        self.payload_len = p.payload_len;
+        self.has_index = p.has_index;
+        self.len = p.len;
+        Ok(())
+    }
+
+    /// The frame length its header records now (a small read): a cheap way to notice that
+    /// another handle changed the frame.
+    pub fn stored_len(&mut self) -> Result<i64> {
+        let fixed = self.store.read_vec(self.base, HEADER_MINLEN)?;
+        Ok(FrameHeader::peek_lengths(&fixed)?.1)
     }
 
     pub fn kind(&self) -> &FrameKind {
@@ -369,11 +405,8 @@ impl Frame {
             chunk.resize(EXTENDED_HEADER_LENGTH + 4 * nblocks, 0);
         }
         chunk[31] |= LAZY;
-        let (nchunk_field, pos_field) = if self.is_sparse() {
-            (off as i32, off)
-        } else {
-            (n as i32, self.header.header_len as i64 + off)
-        };
+        let (nchunk_field, pos_field) =
+            if self.is_sparse() { (off as i32, off) } else { (n as i32, self.header.header_len as i64 + off) };
         chunk.extend_from_slice(&nchunk_field.to_le_bytes());
         chunk.extend_from_slice(&pos_field.to_le_bytes());
         let mut csizes = vec![0i32; nblocks];

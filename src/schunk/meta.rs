@@ -36,6 +36,10 @@ impl SuperChunk {
 
     /// Add a metalayer; only allowed before data is stored. Returns its position.
     pub fn meta_add(&mut self, name: &str, content: &[u8]) -> Result<usize> {
+        self.guarded(true, |s| s.meta_add_unlocked(name, content))
+    }
+
+    fn meta_add_unlocked(&mut self, name: &str, content: &[u8]) -> Result<usize> {
         check_name(name)?;
         if self.meta_exists(name).is_some() {
             return Err(Error::InvalidParam);
@@ -82,6 +86,10 @@ impl SuperChunk {
 
     /// Add a vlmetalayer, compressed with `cparams` (default parameters when `None`).
     pub fn vlmeta_add(&mut self, name: &str, content: &[u8], cparams: Option<&CompressParams>) -> Result<usize> {
+        self.guarded(true, |s| s.vlmeta_add_unlocked(name, content, cparams))
+    }
+
+    fn vlmeta_add_unlocked(&mut self, name: &str, content: &[u8], cparams: Option<&CompressParams>) -> Result<usize> {
         check_name(name)?;
         if self.vlmeta_exists(name).is_some() {
             return Err(Error::InvalidParam);
@@ -97,6 +105,15 @@ impl SuperChunk {
 
     /// Replace the content of a vlmetalayer (any length).
     pub fn vlmeta_update(&mut self, name: &str, content: &[u8], cparams: Option<&CompressParams>) -> Result<usize> {
+        self.guarded(true, |s| s.vlmeta_update_unlocked(name, content, cparams))
+    }
+
+    fn vlmeta_update_unlocked(
+        &mut self,
+        name: &str,
+        content: &[u8],
+        cparams: Option<&CompressParams>,
+    ) -> Result<usize> {
         let i = self.vlmeta_exists(name).ok_or(Error::MetalayerNotFound)?;
         self.vlmetalayers[i].content = compress_vlmeta(content, cparams)?;
         self.commit_frame()?;
@@ -116,6 +133,10 @@ impl SuperChunk {
 
     /// Remove a vlmetalayer; returns how many remain.
     pub fn vlmeta_delete(&mut self, name: &str) -> Result<usize> {
+        self.guarded(true, |s| s.vlmeta_delete_unlocked(name))
+    }
+
+    fn vlmeta_delete_unlocked(&mut self, name: &str) -> Result<usize> {
         let i = self.vlmeta_exists(name).ok_or(Error::MetalayerNotFound)?;
         self.vlmetalayers.remove(i);
         self.commit_frame()?;

@@ -22,6 +22,7 @@ use crate::error::{Error, Result};
 use crate::frame::cframe::chunk_sizes;
 use crate::frame::header::{FrameHeader, FrameType, Metalayer};
 use crate::frame::io::{FileStorage, MemStorage, Storage};
+use crate::frame::lock::FrameLock;
 use crate::frame::offsets::storable_special;
 use crate::frame::trailer::FrameTrailer;
 use crate::frame::{sframe, Frame, FrameKind};
@@ -65,6 +66,13 @@ pub struct SuperChunk {
     /// Count of edits that moved or replaced in-memory chunks (anything but an append), so a
     /// view of the chunk addresses knows when it must be rebuilt rather than extended.
     memory_edits: u64,
+    /// The opt-in frame lock shared with other handles and processes (on-disk frames only).
+    lock: Option<FrameLock>,
+    /// How deep inside locked operations this handle is: only the outermost one looks for
+    /// other handles' changes, so nothing is re-read in the middle of an operation.
+    guard_depth: u32,
+    /// How many times this handle re-read its frame after another handle changed it.
+    refreshes: i64,
 }
 
 fn chunk_nbytes_of(chunk: &[u8]) -> Result<i32> {
@@ -94,6 +102,9 @@ impl SuperChunk {
             store: Store::Memory(Vec::new()),
             urlpath: storage.urlpath.clone(),
             memory_edits: 0,
+            lock: None,
+            guard_depth: 0,
+            refreshes: 0,
         };
         let (kind, store): (FrameKind, Box<dyn Storage>) = match (&storage.urlpath, storage.contiguous) {
             (None, false) => return Ok(s),
@@ -249,35 +260,102 @@ impl SuperChunk {
     }
 
     /// The frame, when there is one (for the C layer's frame-level calls).
-    /// Re-read a disk-based super-chunk from its file or directory, to see what other handles
-    /// (or processes) wrote since it was opened. Keeps this handle's (de)compression contexts.
-    /// Returns `Ok(true)` when something changed, `Ok(false)` when it was current or is not
-    /// disk-based.
-    pub fn refresh_from_disk(&mut self) -> Result<bool> {
-        let Some(path) = self.urlpath.clone() else { return Ok(false) };
-        let base = self.frame_mut().map(|f| f.base()).unwrap_or(0);
-        let mut fresh = SuperChunk::open(&path, base)?;
-        let changed = fresh.nchunks() != self.nchunks()
-            || fresh.nbytes() != self.nbytes()
-            || fresh.cbytes() != self.cbytes()
-            || fresh.metalayers() != self.metalayers()
-            || fresh.vlmetalayers_raw() != self.vlmetalayers_raw();
-        if !changed {
-            return Ok(false);
-        }
-        std::mem::swap(&mut fresh.cctx, &mut self.cctx);
-        std::mem::swap(&mut fresh.dctx, &mut self.dctx);
-        std::mem::swap(&mut fresh.cparams, &mut self.cparams);
-        std::mem::swap(&mut fresh.dparams, &mut self.dparams);
-        *self = fresh;
-        Ok(true)
-    }
-
     pub fn frame_mut(&mut self) -> Option<&mut Frame> {
         match &mut self.store {
             Store::Frame(f) => Some(f),
             Store::Memory(_) => None,
         }
+    }
+
+    // ----- several handles on one frame -----
+
+    /// Serialise this handle's accesses to its on-disk frame with the other handles and
+    /// processes that opt in too (see [`crate::frame::lock`]). Ignored for super-chunks that
+    /// are not on disk.
+    pub fn enable_locking(&mut self) {
+        if let (Some(path), Store::Frame(f)) = (&self.urlpath, &self.store) {
+            self.lock = Some(FrameLock::new(path, f.is_sparse()));
+        }
+    }
+
+    pub fn locking(&self) -> bool {
+        self.lock.is_some()
+    }
+
+    /// Hold the exclusive frame lock across several operations, which then nest on it
+    /// (re-entrant). A no-op without locking.
+    pub fn lock(&mut self) -> Result<()> {
+        match &mut self.lock {
+            Some(l) => l.acquire(true),
+            None => Ok(()),
+        }
+    }
+
+    /// Release one level of [`lock`](Self::lock); releasing what is not held is a no-op.
+    pub fn unlock(&mut self) -> Result<()> {
+        match &mut self.lock {
+            Some(l) => l.release(),
+            None => Ok(()),
+        }
+    }
+
+    /// How many times this handle re-read its frame because another handle changed it.
+    pub fn refreshes(&self) -> i64 {
+        self.refreshes
+    }
+
+    /// Re-read the frame now if another handle (or process) changed it since this handle
+    /// last looked; `Ok(true)` when it did. Data access does this by itself; this is for
+    /// watching the counters and metalayers without touching data.
+    pub fn refresh(&mut self) -> Result<bool> {
+        let before = self.refreshes;
+        self.guarded(false, |_| Ok(()))?;
+        Ok(self.refreshes != before)
+    }
+
+    /// Run `f` under the frame lock (shared or exclusive) when locking is on, after catching
+    /// up with other handles' changes.
+    fn guarded<T>(&mut self, exclusive: bool, f: impl FnOnce(&mut Self) -> Result<T>) -> Result<T> {
+        if let Some(l) = &mut self.lock {
+            l.acquire(exclusive)?;
+        }
+        self.guard_depth += 1;
+        let r = if self.guard_depth == 1 { self.refresh_if_stale().map(|_| ()) } else { Ok(()) };
+        let r = r.and_then(|()| f(self));
+        self.guard_depth -= 1;
+        let released = match &mut self.lock {
+            Some(l) => l.release(),
+            None => Ok(()),
+        };
+        let v = r?;
+        released?;
+        Ok(v)
+    }
+
+    /// Re-read an on-disk frame when another handle changed it: its generation moved (with
+    /// locking) or the length its header records is not the one this handle knows. An
+    /// unreadable header counts as "no news", like the reference's poll.
+    fn refresh_if_stale(&mut self) -> Result<bool> {
+        if self.urlpath.is_none() {
+            return Ok(false);
+        }
+        let forced = self.lock.as_mut().is_some_and(FrameLock::take_stale);
+        let Store::Frame(f) = &mut self.store else { return Ok(false) };
+        let moved = f.stored_len().is_ok_and(|len| len != f.len());
+        if !(forced || moved) {
+            return Ok(false);
+        }
+        f.reload()?;
+        let h = f.header.clone();
+        self.cbytes = if f.is_sparse() { h.cbytes } else { f.payload_len() };
+        self.vlmetalayers = f.trailer.vlmetalayers.clone();
+        self.flags2 = if f.nchunks() > 0 { f.chunk(0)?.get(30).copied().unwrap_or(0) } else { 0 };
+        self.nbytes = h.nbytes;
+        self.chunksize = h.chunksize;
+        self.blocksize = h.blocksize;
+        self.metalayers = h.metalayers;
+        self.refreshes += 1;
+        Ok(true)
     }
 
     // ----- chunk access -----
@@ -291,6 +369,14 @@ impl SuperChunk {
 
     /// Compressed chunk `n` (borrowed from memory stores and in-memory frames).
     pub fn get_chunk(&mut self, n: i64) -> Result<Cow<'_, [u8]>> {
+        if self.urlpath.is_some() {
+            // On disk the chunk is read into a buffer anyway: read it under the lock.
+            let owned = self.guarded(false, |s| {
+                let n = s.check_index(n)?;
+                Ok(store_chunk(&mut s.store, n)?.into_owned())
+            })?;
+            return Ok(Cow::Owned(owned));
+        }
         let n = self.check_index(n)?;
         store_chunk(&mut self.store, n)
     }
@@ -299,6 +385,16 @@ impl SuperChunk {
     /// (marked lazy, with a trailer of block sizes) so blocks are read on demand through the
     /// decompressor's [`LazyReader`](crate::chunk::decompress::LazyReader).
     pub fn get_lazy_chunk(&mut self, n: i64) -> Result<Cow<'_, [u8]>> {
+        if self.urlpath.is_some() {
+            let owned = self.guarded(false, |s| {
+                let n = s.check_index(n)?;
+                match &mut s.store {
+                    Store::Memory(v) => Ok(v[n].clone()),
+                    Store::Frame(f) => Ok(f.lazy_chunk(n)?.into_owned()),
+                }
+            })?;
+            return Ok(Cow::Owned(owned));
+        }
         let n = self.check_index(n)?;
         match &mut self.store {
             Store::Memory(v) => Ok(Cow::Borrowed(&v[n])),
@@ -308,6 +404,10 @@ impl SuperChunk {
 
     /// Decompress chunk `n` into `dest`; returns its uncompressed size.
     pub fn decompress_chunk(&mut self, n: i64, dest: &mut [u8]) -> Result<usize> {
+        self.guarded(false, |s| s.decompress_chunk_unlocked(n, dest))
+    }
+
+    fn decompress_chunk_unlocked(&mut self, n: i64, dest: &mut [u8]) -> Result<usize> {
         let idx = self.check_index(n)?;
         let chunk = store_chunk(&mut self.store, idx)?;
         let (nbytes, _) = chunk_sizes(&chunk)?;
@@ -405,15 +505,17 @@ impl SuperChunk {
 
     /// Append a compressed chunk. Returns the new number of chunks.
     pub fn append_chunk(&mut self, chunk: &[u8]) -> Result<i64> {
+        self.guarded(true, |s| s.append_chunk_unlocked(chunk))
+    }
+
+    fn append_chunk_unlocked(&mut self, chunk: &[u8]) -> Result<i64> {
         let (nbytes, cbytes) = Self::check_chunk(chunk)?;
         let chunk = &chunk[..cbytes as usize];
         let last = self.last_chunk_nbytes()?;
         self.note_first_chunk(chunk);
         if self.chunksize == -1 {
             self.chunksize = nbytes;
-        } else if self.chunksize > 0
-            && (nbytes > self.chunksize || last.is_some_and(|l| l < self.chunksize))
-        {
+        } else if self.chunksize > 0 && (nbytes > self.chunksize || last.is_some_and(|l| l < self.chunksize)) {
             self.chunksize = 0;
         }
         self.nbytes += nbytes as i64;
@@ -440,6 +542,10 @@ impl SuperChunk {
 
     /// Insert a compressed chunk before chunk `n` (`n == nchunks` appends).
     pub fn insert_chunk(&mut self, n: i64, chunk: &[u8]) -> Result<i64> {
+        self.guarded(true, |s| s.insert_chunk_unlocked(n, chunk))
+    }
+
+    fn insert_chunk_unlocked(&mut self, n: i64, chunk: &[u8]) -> Result<i64> {
         if n < 0 || n > self.nchunks() {
             return Err(Error::InvalidIndex);
         }
@@ -471,6 +577,10 @@ impl SuperChunk {
 
     /// Replace chunk `n` by a compressed chunk.
     pub fn update_chunk(&mut self, n: i64, chunk: &[u8]) -> Result<i64> {
+        self.guarded(true, |s| s.update_chunk_unlocked(n, chunk))
+    }
+
+    fn update_chunk_unlocked(&mut self, n: i64, chunk: &[u8]) -> Result<i64> {
         let idx = self.check_index(n)?;
         let (nbytes, cbytes) = Self::check_chunk(chunk)?;
         let chunk = &chunk[..cbytes as usize];
@@ -505,6 +615,10 @@ impl SuperChunk {
 
     /// Remove chunk `n`.
     pub fn delete_chunk(&mut self, n: i64) -> Result<i64> {
+        self.guarded(true, |s| s.delete_chunk_unlocked(n))
+    }
+
+    fn delete_chunk_unlocked(&mut self, n: i64) -> Result<i64> {
         let idx = self.check_index(n)?;
         let (old_nbytes, old_stored) = {
             let is_frame = matches!(self.store, Store::Frame(_));
@@ -531,6 +645,10 @@ impl SuperChunk {
 
     /// Reorder chunks: new chunk `i` is old chunk `order[i]`.
     pub fn reorder_offsets(&mut self, order: &[i64]) -> Result<()> {
+        self.guarded(true, |s| s.reorder_offsets_unlocked(order))
+    }
+
+    fn reorder_offsets_unlocked(&mut self, order: &[i64]) -> Result<()> {
         let n = self.nchunks() as usize;
         if order.len() != n {
             return Err(Error::InvalidParam);
@@ -571,6 +689,10 @@ impl SuperChunk {
     /// Fill an empty super-chunk with `nitems` items of a special value, in chunks of
     /// `chunksize` bytes (`blosc2_schunk_fill_special`). Returns the number of chunks.
     pub fn fill_special(&mut self, nitems: i64, kind: Special, chunksize: i32) -> Result<i64> {
+        self.guarded(true, |s| s.fill_special_unlocked(nitems, kind, chunksize))
+    }
+
+    fn fill_special_unlocked(&mut self, nitems: i64, kind: Special, chunksize: i32) -> Result<i64> {
         if nitems == 0 {
             return Ok(0);
         }
@@ -768,6 +890,32 @@ impl SuperChunk {
         }
     }
 
+    /// Open like [`open`](Self::open) for a handle that locks its frame. The first read is
+    /// retried for a while (about 50 ms), since a writer may be in the middle of growing the
+    /// frame; then the shared lock is taken and, if the frame was changed under locking
+    /// since (its generation moved), it is read again under the lock.
+    pub fn open_locking(path: &Path, offset: u64) -> Result<SuperChunk> {
+        const TRIES: u32 = 50;
+        let mut tries = 0;
+        let mut sc = loop {
+            match Self::open(path, offset) {
+                Ok(sc) => break sc,
+                Err(e) => {
+                    tries += 1;
+                    if tries >= TRIES {
+                        return Err(e);
+                    }
+                    std::thread::sleep(std::time::Duration::from_millis(1));
+                }
+            }
+        };
+        sc.enable_locking();
+        sc.refresh()?;
+        // Catching up while opening is not a change this handle saw happen.
+        sc.refreshes = 0;
+        Ok(sc)
+    }
+
     /// Open a super-chunk over a frame in any storage (the C layer's I/O backends).
     pub fn from_store(store: Box<dyn Storage>, base: u64, kind: FrameKind, path: Option<&Path>) -> Result<SuperChunk> {
         let mut frame = Frame::open(store, base, kind)?;
@@ -807,6 +955,9 @@ impl SuperChunk {
             store: Store::Frame(Box::new(frame)),
             urlpath: path.map(Path::to_path_buf),
             memory_edits: 0,
+            lock: None,
+            guard_depth: 0,
+            refreshes: 0,
         })
     }
 

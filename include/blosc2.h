@@ -2449,8 +2449,9 @@ int64_t blosc2_get_slice_nchunks(struct blosc2_schunk *schunk,
                                  int64_t **chunks_idx);
 
 /**
- * Take the frame lock. File locking is not implemented: a no-op that succeeds, as the
- * reference does when locking is not enabled.
+ * Take the exclusive frame lock and hold it across several operations, which nest on it
+ * (re-entrant). A no-op returning 0 when locking is not enabled on this handle or the
+ * super-chunk is not on disk; `BLOSC2_ERROR_LOCK` when the lock cannot be taken.
  *
  * # Safety
  * `schunk` live.
@@ -2458,7 +2459,8 @@ int64_t blosc2_get_slice_nchunks(struct blosc2_schunk *schunk,
 BLOSC_EXPORT int blosc2_schunk_lock(struct blosc2_schunk *schunk);
 
 /**
- * Release the frame lock (see `blosc2_schunk_lock`).
+ * Release the frame lock taken with `blosc2_schunk_lock` (one level of it). Releasing a
+ * lock that is not held, or without locking, is a no-op returning 0.
  *
  * # Safety
  * `schunk` live.

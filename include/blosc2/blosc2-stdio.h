@@ -104,7 +104,8 @@ typedef struct blosc2_stdio_mmap {
 
 /**
  * Open `urlpath` with an fopen `mode`; NULL on failure. `params` (a `blosc2_stdio_params`)
- * is accepted; locking is not implemented.
+ * is not needed here: frame locking is decided when a super-chunk is created or opened
+ * (see [`locking_requested`]).
  *
  * # Safety
  * `urlpath`, `mode` C strings.

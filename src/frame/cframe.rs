@@ -14,7 +14,7 @@ use std::sync::Arc;
 
 use super::header::{FrameHeader, FrameType, HEADER_MINLEN, POS_FRAME_LEN};
 use super::io::{FileStorage, Storage};
-use super::offsets::{self, ChunkLocation};
+use super::offsets::{self, ChunkLocation, Index};
 use super::sframe;
 use super::trailer::{FrameTrailer, TRAILER_LEN_OFFSET, TRAILER_MINLEN};
 use crate::chunk::decompress::LazyReader;
@@ -32,10 +32,11 @@ pub enum FrameKind {
     Sparse { dir: PathBuf },
 }
 
-/// The most chunks a frame may hold here (1 Mi chunks: offsets of 8 MiB when decoded, and a
-/// bounded cost for copying a frame into memory). The reference has no limit short of its
-/// 2 GiB offsets chunk; real frames stay far below this.
-pub const MAX_FRAME_CHUNKS: i64 = 1 << 20;
+/// How many times its stored size an index chunk may decode to. Real indexes compress a few
+/// times (hundreds of times for long runs of one special value, and single-value indexes
+/// are not decoded at all); a crafted one could otherwise claim gigabytes of entries from a
+/// few bytes. Indexes up to 8 MiB decoded are always accepted.
+pub const MAX_INDEX_RATIO: usize = 1024;
 
 /// An open frame. The header and trailer are kept parsed; the index is kept decoded.
 pub struct Frame {
@@ -47,7 +48,7 @@ pub struct Frame {
     pub header: FrameHeader,
     /// The current trailer (vlmetalayers).
     pub trailer: FrameTrailer,
-    offsets: Vec<i64>,
+    offsets: Index,
     /// Bytes of chunk payload between header and index (contiguous frames).
     payload_len: i64,
     /// Whether an index chunk is written (from the first chunk on, even if all are deleted).
@@ -59,7 +60,7 @@ pub struct Frame {
 struct Parsed {
     header: FrameHeader,
     trailer: FrameTrailer,
-    offsets: Vec<i64>,
+    offsets: Index,
     payload_len: i64,
     has_index: bool,
     len: i64,
@@ -125,23 +126,17 @@ fn parse_frame(store: &mut dyn Storage, base: u64, kind: &FrameKind) -> Result<P
     } else {
         0
     };
-    // The offsets are kept decoded in memory; a hostile header could otherwise make a
-    // few hundred bytes of frame claim hundreds of millions of (special) chunks and cost
-    // gigabytes here.
-    if nchunks > MAX_FRAME_CHUNKS {
-        return Err(Error::InvalidHeader);
-    }
     let offsets = if nchunks > 0 {
         offsets::index_nbytes(nchunks)?;
         let cb = offsets::index_cbytes(&index)?;
         if cb > index.len() {
             return Err(Error::InvalidHeader);
         }
-        offsets::decompress_index(&index[..cb], nchunks as usize)?
+        offsets::decode_index(&index[..cb], nchunks as usize, MAX_INDEX_RATIO)?
     } else {
-        Vec::new()
+        Index::default()
     };
-    for &o in &offsets {
+    for o in offsets.distinct_hint() {
         if let ChunkLocation::Stored(off) = ChunkLocation::decode(o)? {
             if !sparse && off > payload_len - EXTENDED_HEADER_LENGTH as i64 {
                 return Err(Error::InvalidHeader);
@@ -181,7 +176,7 @@ impl Frame {
         header.cbytes = 0;
         header.nbytes = 0;
         let mut f =
-            Frame { store, base, kind, header, trailer, offsets: Vec::new(), payload_len: 0, has_index: false, len: 0 };
+            Frame { store, base, kind, header, trailer, offsets: Index::default(), payload_len: 0, has_index: false, len: 0 };
         f.commit()?;
         Ok(f)
     }
@@ -244,7 +239,7 @@ impl Frame {
     }
 
     /// The decoded index (entries as stored).
-    pub fn offsets(&self) -> &[i64] {
+    pub fn offsets(&self) -> &Index {
         &self.offsets
     }
 
@@ -274,7 +269,7 @@ impl Frame {
 
     /// Where chunk `n` is.
     pub fn location(&self, n: usize) -> Result<ChunkLocation> {
-        let o = *self.offsets.get(n).ok_or(Error::InvalidIndex)?;
+        let o = self.offsets.get(n).ok_or(Error::InvalidIndex)?;
         ChunkLocation::decode(o)
     }
 
@@ -449,7 +444,7 @@ impl Frame {
     }
 
     fn next_sparse_id(&self) -> i64 {
-        self.offsets.iter().copied().filter(|&o| o >= 0).max().map_or(0, |m| m + 1)
+        self.offsets.iter().filter(|&o| o >= 0).max().map_or(0, |m| m + 1)
     }
 
     /// Store `chunk` at the end (payload end or a new chunk file) and return its index entry.
@@ -487,7 +482,7 @@ impl Frame {
         }
         offsets::index_nbytes(self.offsets.len() as i64 + 1)?;
         let entry = self.store_new(chunk)?;
-        self.offsets.insert(n, entry);
+        self.offsets.entries_mut().insert(n, entry);
         self.has_index = true;
         self.commit()
     }
@@ -506,18 +501,18 @@ impl Frame {
                     if let ChunkLocation::Stored(id) = old {
                         sframe::delete_chunk(&dir, id)?;
                     }
-                    self.offsets[n] = offsets::special_offset(s);
+                    self.offsets.entries_mut()[n] = offsets::special_offset(s);
                 } else {
                     let id = match old {
                         ChunkLocation::Stored(id) => id,
                         ChunkLocation::Special(_) => self.next_sparse_id(),
                     };
                     sframe::write_chunk(&dir, id, chunk)?;
-                    self.offsets[n] = id;
+                    self.offsets.entries_mut()[n] = id;
                 }
             }
             (FrameKind::Contiguous { .. }, ChunkLocation::Special(_)) => {
-                self.offsets[n] = self.store_new(chunk)?;
+                self.offsets.entries_mut()[n] = self.store_new(chunk)?;
             }
             (FrameKind::Contiguous { .. }, ChunkLocation::Stored(old_off)) => {
                 let old_head = self.store.read_vec(self.chunk_pos(old_off), EXTENDED_HEADER_LENGTH)?;
@@ -536,13 +531,13 @@ impl Frame {
                 if special.is_none() {
                     self.store.write_at(self.chunk_pos(old_off), chunk)?;
                 }
-                for (i, o) in self.offsets.iter_mut().enumerate() {
+                for (i, o) in self.offsets.entries_mut().iter_mut().enumerate() {
                     if i != n && *o >= 0 && *o > old_off {
                         *o += delta;
                     }
                 }
                 self.payload_len += delta;
-                self.offsets[n] = match special {
+                self.offsets.entries_mut()[n] = match special {
                     Some(s) => offsets::special_offset(s),
                     None => old_off,
                 };
@@ -558,7 +553,7 @@ impl Frame {
         if let (FrameKind::Sparse { dir }, ChunkLocation::Stored(id)) = (&self.kind, loc) {
             sframe::delete_chunk(dir, id)?;
         }
-        self.offsets.remove(n);
+        self.offsets.entries_mut().remove(n);
         self.commit()
     }
 
@@ -574,7 +569,8 @@ impl Frame {
                 return Err(Error::InvalidParam);
             }
         }
-        self.offsets = order.iter().map(|&o| self.offsets[o]).collect();
+        let old = std::mem::take(self.offsets.entries_mut());
+        self.offsets = Index::Dense(order.iter().map(|&o| old[o]).collect());
         self.commit()
     }
 
@@ -584,14 +580,9 @@ impl Frame {
         if !self.offsets.is_empty() || self.payload_len != 0 {
             return Err(Error::FrameSpecial);
         }
-        let entry = offsets::special_offset(kind);
-        let nbytes = offsets::index_nbytes(nchunks as i64)?;
-        let mut idx = vec![0u8; EXTENDED_HEADER_LENGTH + 8];
-        let len = write_special(index_params, nbytes, Special::Value, Some(&entry.to_le_bytes()), &mut idx)?;
-        idx.truncate(len);
-        self.offsets = vec![entry; nchunks];
+        self.offsets = Index::uniform(offsets::special_offset(kind), nchunks, index_params)?;
         self.has_index = true;
-        self.commit_with_index(Some(idx))
+        self.commit()
     }
 
     /// Write header, index and trailer for the current state, moving the payload if the
@@ -609,7 +600,7 @@ impl Frame {
         let hlen = self.header.header_len;
         let index = match index {
             Some(i) => i,
-            None if self.has_index => offsets::compress_index(&self.offsets)?,
+            None if self.has_index => self.offsets.compress()?,
             None => Vec::new(),
         };
         let tbytes = self.trailer.serialize()?;

@@ -9,7 +9,8 @@
 use crate::chunk::blocksize::NEVER_SPLIT;
 use crate::chunk::compress::Compressor;
 use crate::chunk::decompress::Decompressor;
-use crate::chunk::header::{ChunkHeader, MAX_OVERHEAD};
+use crate::chunk::header::{ChunkHeader, EXTENDED_HEADER_LENGTH, MAX_OVERHEAD};
+use crate::chunk::special::write_special;
 use crate::chunk::{CompressParams, DecompressParams, Special};
 use crate::error::{Error, Result};
 
@@ -112,6 +113,115 @@ pub fn decompress_index(chunk: &[u8], nchunks: usize) -> Result<Vec<i64>> {
         return Err(Error::Data);
     }
     Ok(raw.chunks_exact(8).map(|b| i64::from_le_bytes(b.try_into().expect("8 bytes"))).collect())
+}
+
+/// The decoded index of a frame: one entry per chunk (see [`ChunkLocation`]).
+///
+/// A frame filled with one special value (`blosc2_schunk_fill_special`) stores its index
+/// as a single repeated-value chunk whatever its number of chunks; it is kept here as that
+/// value and a count, so opening or reading such a frame costs nothing per chunk (the
+/// reference reads its index lazily). Any edit turns it into a list of entries.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Index {
+    /// `len` times `entry`, stored as the single-value chunk `stored` (kept verbatim).
+    Uniform { entry: i64, len: usize, stored: Vec<u8> },
+    Dense(Vec<i64>),
+}
+
+impl Default for Index {
+    fn default() -> Self {
+        Index::Dense(Vec::new())
+    }
+}
+
+impl Index {
+    pub fn len(&self) -> usize {
+        match self {
+            Index::Uniform { len, .. } => *len,
+            Index::Dense(v) => v.len(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    pub fn get(&self, n: usize) -> Option<i64> {
+        match self {
+            Index::Uniform { entry, len, .. } => (n < *len).then_some(*entry),
+            Index::Dense(v) => v.get(n).copied(),
+        }
+    }
+
+    /// Every entry, in order.
+    pub fn iter(&self) -> Box<dyn Iterator<Item = i64> + '_> {
+        match self {
+            Index::Uniform { entry, len, .. } => Box::new(std::iter::repeat_n(*entry, *len)),
+            Index::Dense(v) => Box::new(v.iter().copied()),
+        }
+    }
+
+    /// The distinct entries (one for a uniform index), e.g. to validate them.
+    pub fn distinct_hint(&self) -> Box<dyn Iterator<Item = i64> + '_> {
+        match self {
+            Index::Uniform { entry, len, .. } => Box::new(std::iter::repeat_n(*entry, (*len).min(1))),
+            Index::Dense(v) => Box::new(v.iter().copied()),
+        }
+    }
+
+    /// The entries as a list, to edit them.
+    pub fn entries_mut(&mut self) -> &mut Vec<i64> {
+        if let Index::Uniform { entry, len, .. } = *self {
+            *self = Index::Dense(vec![entry; len]);
+        }
+        match self {
+            Index::Dense(v) => v,
+            Index::Uniform { .. } => unreachable!("made dense above"),
+        }
+    }
+
+    /// A uniform index of `len` times `entry`, stored as a single-value chunk written with
+    /// `params` (what the reference writes for special fills).
+    pub fn uniform(entry: i64, len: usize, params: &CompressParams) -> Result<Index> {
+        let nbytes = index_nbytes(len as i64)?;
+        let mut stored = vec![0u8; EXTENDED_HEADER_LENGTH + 8];
+        let n = write_special(params, nbytes, Special::Value, Some(&entry.to_le_bytes()), &mut stored)?;
+        stored.truncate(n);
+        Ok(Index::Uniform { entry, len, stored })
+    }
+
+    /// The index chunk to store.
+    pub fn compress(&self) -> Result<Vec<u8>> {
+        match self {
+            Index::Uniform { stored, .. } => Ok(stored.clone()),
+            Index::Dense(v) => compress_index(v),
+        }
+    }
+}
+
+/// Decode an index chunk of `nchunks` entries: a repeated-value (or all-zeros) chunk stays
+/// one value and a count; anything else is decompressed, but only while the entries are
+/// not out of proportion with the chunk's stored size (`max_ratio`), so that a few
+/// hostile bytes cannot claim gigabytes of entries.
+pub fn decode_index(chunk: &[u8], nchunks: usize, max_ratio: usize) -> Result<Index> {
+    let want = nchunks.checked_mul(8).filter(|&n| n <= i32::MAX as usize).ok_or(Error::Data)?;
+    let h = ChunkHeader::read(chunk)?;
+    if h.nbytes as usize != want {
+        return Err(Error::Data);
+    }
+    match h.special() {
+        Some(Special::Zero) => return Ok(Index::Uniform { entry: 0, len: nchunks, stored: chunk.to_vec() }),
+        Some(Special::Value) => {
+            let raw = chunk.get(EXTENDED_HEADER_LENGTH..EXTENDED_HEADER_LENGTH + 8).ok_or(Error::ReadBuffer)?;
+            let entry = i64::from_le_bytes(raw.try_into().map_err(|_| Error::ReadBuffer)?);
+            return Ok(Index::Uniform { entry, len: nchunks, stored: chunk[..h.cbytes as usize].to_vec() });
+        }
+        _ => {}
+    }
+    if want > (h.cbytes as usize).saturating_mul(max_ratio).max(1 << 23) {
+        return Err(Error::Data);
+    }
+    decompress_index(chunk, nchunks).map(Index::Dense)
 }
 
 /// Read entry `n` of a compressed index without decompressing all of it.

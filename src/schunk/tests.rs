@@ -546,3 +546,39 @@ fn copy_recompresses_partial_last_chunk() {
         }
     }
 }
+
+/// A frame filled with millions of special chunks keeps a single-value index: it opens,
+/// reads and rewrites its metadata without a per-chunk cost, keeps the index bytes as
+/// written, and an edit still works (the index then becomes a list of entries).
+#[test]
+fn huge_special_fill_keeps_a_single_value_index() {
+    let d = tmpdir("hugefill");
+    let (c, dp) = params(4);
+    const NCHUNKS: i64 = 8 << 20;
+    for contiguous in [true, false] {
+        let path = d.join(if contiguous { "z.b2frame" } else { "z.b2dir" });
+        let spec = StorageSpec { contiguous, urlpath: Some(path.clone()) };
+        let mut s = SuperChunk::new(c.clone(), dp.clone(), &spec).unwrap();
+        assert_eq!(s.fill_special(NCHUNKS * 100, Special::Zero, 400).unwrap(), NCHUNKS);
+        let len_before = s.frame_len().unwrap();
+        s.vlmeta_add("note", b"sparse", None).unwrap();
+        drop(s);
+        let mut o = SuperChunk::open(&path, 0).unwrap();
+        assert_eq!(o.nchunks(), NCHUNKS);
+        assert!(matches!(o.frame_mut().unwrap().offsets(), crate::frame::offsets::Index::Uniform { .. }));
+        assert!(o.frame_len().unwrap() < len_before + 200, "the index was not expanded");
+        let mut out = vec![1u8; 400];
+        assert_eq!(o.decompress_chunk(NCHUNKS - 1, &mut out).unwrap(), 400);
+        assert!(out.iter().all(|&b| b == 0));
+        o.update_chunk(3, &compressed(4, &data(100, 5))).unwrap();
+        assert_eq!(o.decompress_chunk(3, &mut out).unwrap(), 400);
+        assert_eq!(out, data(100, 5));
+        assert_eq!(o.nchunks(), NCHUNKS);
+        drop(o);
+        let mut o = SuperChunk::open(&path, 0).unwrap();
+        assert_eq!(o.decompress_chunk(3, &mut out).unwrap(), 400);
+        assert_eq!(out, data(100, 5));
+        assert_eq!(o.vlmeta_get("note").unwrap(), b"sparse");
+    }
+    std::fs::remove_dir_all(&d).unwrap();
+}

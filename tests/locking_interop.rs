@@ -4,8 +4,9 @@
 //! only the counter reveals; an exclusive bracket held by one library blocks a writer of the
 //! other until it is released.
 
+mod common;
+
 use std::ffi::{c_void, CString};
-use std::path::PathBuf;
 use std::sync::mpsc;
 use std::time::Duration;
 
@@ -15,9 +16,8 @@ use blosc2::ffi::abi::{
 use blosc2::ffi::schunk as ours;
 
 struct Ref {
-    _h: *mut c_void,
+    _lib: common::RefLib,
     new: unsafe extern "C" fn(*mut blosc2_storage) -> *mut blosc2_schunk,
-    open_udio: unsafe extern "C" fn(*const libc::c_char, *const blosc2_io) -> *mut blosc2_schunk,
     append_buffer: unsafe extern "C" fn(*mut blosc2_schunk, *const c_void, i32) -> i64,
     update_chunk: unsafe extern "C" fn(*mut blosc2_schunk, i64, *mut u8, bool) -> i64,
     decompress_chunk: unsafe extern "C" fn(*mut blosc2_schunk, i64, *mut c_void, i32) -> i32,
@@ -32,37 +32,22 @@ unsafe impl Send for Ref {}
 unsafe impl Sync for Ref {}
 
 fn reference() -> Option<Ref> {
-    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("reference/blosc2/lib/libblosc2.so.9");
-    if !p.exists() {
-        assert!(std::env::var_os("CI").is_none(), "reference library missing");
-        eprintln!("reference library missing: test skipped");
-        return None;
-    }
-    let c = CString::new(p.to_str().unwrap()).unwrap();
-    // SAFETY: loading the reference library and looking up functions with known signatures.
+    let lib = common::RefLib::open()?;
+    // SAFETY: the symbols have the signatures declared in `Ref`.
     unsafe {
-        let h = libc::dlopen(c.as_ptr(), libc::RTLD_NOW | libc::RTLD_LOCAL | libc::RTLD_DEEPBIND);
-        assert!(!h.is_null());
-        let sym = |n: &str| {
-            let s = CString::new(n).unwrap();
-            let p = libc::dlsym(h, s.as_ptr());
-            assert!(!p.is_null(), "missing {n}");
-            p
-        };
-        let init: unsafe extern "C" fn() = std::mem::transmute(sym("blosc2_init"));
+        let init: unsafe extern "C" fn() = std::mem::transmute(lib.sym("blosc2_init"));
         init();
         Some(Ref {
-            _h: h,
-            new: std::mem::transmute(sym("blosc2_schunk_new")),
-            open_udio: std::mem::transmute(sym("blosc2_schunk_open_udio")),
-            append_buffer: std::mem::transmute(sym("blosc2_schunk_append_buffer")),
-            update_chunk: std::mem::transmute(sym("blosc2_schunk_update_chunk")),
-            decompress_chunk: std::mem::transmute(sym("blosc2_schunk_decompress_chunk")),
-            get_chunk: std::mem::transmute(sym("blosc2_schunk_get_chunk")),
-            refresh: std::mem::transmute(sym("blosc2_schunk_refresh")),
-            lock: std::mem::transmute(sym("blosc2_schunk_lock")),
-            unlock: std::mem::transmute(sym("blosc2_schunk_unlock")),
-            free: std::mem::transmute(sym("blosc2_schunk_free")),
+            new: std::mem::transmute(lib.sym("blosc2_schunk_new")),
+            append_buffer: std::mem::transmute(lib.sym("blosc2_schunk_append_buffer")),
+            update_chunk: std::mem::transmute(lib.sym("blosc2_schunk_update_chunk")),
+            decompress_chunk: std::mem::transmute(lib.sym("blosc2_schunk_decompress_chunk")),
+            get_chunk: std::mem::transmute(lib.sym("blosc2_schunk_get_chunk")),
+            refresh: std::mem::transmute(lib.sym("blosc2_schunk_refresh")),
+            lock: std::mem::transmute(lib.sym("blosc2_schunk_lock")),
+            unlock: std::mem::transmute(lib.sym("blosc2_schunk_unlock")),
+            free: std::mem::transmute(lib.sym("blosc2_schunk_free")),
+            _lib: lib,
         })
     }
 }

@@ -84,6 +84,30 @@ ref_fns! {
     blosc2_cbuffer_sizes: fn(*const c_void, *mut i32, *mut i32, *mut i32) -> i32;
 }
 
+/// The reference library opened on its own (for tests that need functions the shared
+/// [`Reference`] table does not list); `None` when it is missing outside CI.
+pub struct RefLib(*mut c_void);
+
+impl RefLib {
+    pub fn open() -> Option<RefLib> {
+        let p = reference_lib_path()?;
+        let c = CString::new(p.to_str().unwrap()).unwrap();
+        // SAFETY: loading a shared library by path.
+        let h = unsafe { libc::dlopen(c.as_ptr(), libc::RTLD_NOW | libc::RTLD_LOCAL | libc::RTLD_DEEPBIND) };
+        assert!(!h.is_null(), "dlopen of the reference failed");
+        Some(RefLib(h))
+    }
+
+    /// Address of function `name` (asserted present).
+    pub fn sym(&self, name: &str) -> *mut c_void {
+        let s = CString::new(name).unwrap();
+        // SAFETY: dlsym on a live handle.
+        let p = unsafe { libc::dlsym(self.0, s.as_ptr()) };
+        assert!(!p.is_null(), "reference lacks {name}");
+        p
+    }
+}
+
 pub fn reference() -> Option<&'static Reference> {
     static R: std::sync::OnceLock<Option<Reference>> = std::sync::OnceLock::new();
     R.get_or_init(|| reference_lib_path().map(|p| Reference::load(&p))).as_ref()

@@ -214,3 +214,78 @@ fn delta_in_two_filter_pipelines_matches_reference() {
         }
     }
 }
+
+/// Whether a pipeline holds two deltas with another filter between them (`[delta, x, delta]`).
+/// The reference's decoder drops the filter between the two deltas, so its chunks and ours
+/// cannot agree there (README, reference defects).
+fn deltas_around_a_filter(f: &[u8; 6]) -> bool {
+    let used: Vec<u8> = f.iter().copied().filter(|&x| x != 0).collect();
+    used.windows(3).any(|w| w[0] == 3 && w[2] == 3 && w[1] != 3)
+}
+
+/// Two- and three-filter pipelines with delta, over shuffle, bitshuffle, delta, trunc_prec
+/// and bytedelta. With trunc_prec before delta the reference XORs later blocks with the
+/// untruncated first block and its chunks decode wrong past it; ours use the first block as
+/// decoded. With three or more filters the reference's compressor writes into the caller's source buffer when a
+/// pipeline has three or more filters, and its delta then reads that scratch data, so its
+/// chunks often do not decode to their source (in the reference either); chunk bytes are
+/// therefore not compared. What must hold: our chunks round-trip at any thread count and
+/// leave the source alone; the reference reads our chunks back to the source; we read the
+/// reference's chunks exactly as the reference does (except `[delta, x, delta]`, see above).
+/// (trunc_prec after another filter truncates transformed bytes: lossy, only compared.)
+#[test]
+fn delta_with_other_filters() {
+    let Some(r) = reference() else { return };
+    let alphabet = [1u8, 2, 3, 4, 35];
+    let mut checked = 0;
+    for a in [0].into_iter().chain(alphabet) {
+        for b in alphabet {
+            for c in alphabet {
+                let f = [0, 0, 0, a, b, c];
+                if !f.contains(&3) {
+                    continue;
+                }
+                for ts in [1i32, 2, 4, 8] {
+                    if f.contains(&4) && ts < 4 {
+                        continue; // trunc_prec takes 4- and 8-byte floats only
+                    }
+                    for n in [2000usize, 9000] {
+                        let what = format!("filters {f:?} ts {ts} n {n}");
+                        let src = dataset(if f.contains(&4) { 0 } else { 1 }, n, 4);
+                        let mut cp = BLOSC2_CPARAMS_DEFAULTS;
+                        cp.typesize = ts;
+                        cp.filters = f;
+                        cp.filters_meta = f.map(|x| match x {
+                            4 => if ts == 4 { 12 } else { 30 },
+                            35 => ts as u8,
+                            _ => 0,
+                        });
+                        cp.blocksize = 4096;
+                        let kept = src.clone();
+                        let mine = compress_ours(cp, &src);
+                        assert!(src == kept, "{what}: our compressor changed its source");
+                        let back = decompress_ours(&mine, n, 1, &what);
+                        assert!(back == decompress_ours(&mine, n, 2, &what), "{what}: 1 and 2 threads differ");
+                        if f.iter().find(|&&x| x != 0) == Some(&4) {
+                            assert!(close_enough(ts, &src, &back), "{what}: trunc_prec round trip");
+                        } else if !f.contains(&4) {
+                            assert!(back == src, "{what}: own round trip");
+                        }
+                        if deltas_around_a_filter(&f) {
+                            continue;
+                        }
+                        assert!(decompress_ref(r, &mine, n) == back, "{what}: reference reading ours");
+                        let theirs = compress_ref(r, cp, &src.clone());
+                        assert!(
+                            decompress_ours(&theirs, n, 1, &what) == decompress_ref(r, &theirs, n),
+                            "{what}: reading the reference's chunk"
+                        );
+                        checked += 1;
+                    }
+                }
+            }
+        }
+    }
+    eprintln!("{checked} cases compared with the reference");
+    assert!(checked > 300, "only {checked} cases compared with the reference");
+}

@@ -89,6 +89,8 @@ struct Job<'a> {
     nchunk: i64,
     call: &'a FilterCallContext,
     dict: DictMode<'a>,
+    /// Delta's reference for blocks after the first: the first block as decoded.
+    dref: &'a [u8],
 }
 
 #[derive(Clone, Copy)]
@@ -100,7 +102,26 @@ enum DictMode<'a> {
     Lz4(&'a [u8]),
 }
 
-impl Job<'_> {
+impl<'a> Job<'a> {
+    /// Block `j` of the source (empty when a prefilter produces all the data).
+    fn block_input(&self, j: usize) -> &'a [u8] {
+        if self.src.is_empty() {
+            return &[];
+        }
+        let offset = j * self.blocksize;
+        &self.src[offset..offset + self.block_len(j)]
+    }
+
+    fn pipeline(&self) -> PipelineParams<'_> {
+        PipelineParams {
+            filters: &self.filters,
+            filters_meta: &self.filters_meta,
+            typesize: self.typesize,
+            format_version: VERSION_FORMAT_STABLE,
+            call: self.call,
+        }
+    }
+
     fn block_len(&self, j: usize) -> usize {
         if j == self.nblocks - 1 && self.leftover > 0 {
             self.leftover
@@ -141,13 +162,13 @@ fn put_i32(dest: &mut [u8], at: usize, v: i32) {
     dest[at..at + 4].copy_from_slice(&v.to_le_bytes());
 }
 
-/// Compress block `j` into `out` (whose length is the space left in the chunk). Returns the
-/// bytes written, or 0 when the block does not fit.
-fn compress_block(job: &Job<'_>, j: usize, tid: usize, out: &mut [u8], sc: &mut Scratch) -> Result<usize> {
+/// Run the prefilter and the filter pipeline over block `j`; returns where the filtered
+/// bytes are (`Slot::Input`: the source block itself, nothing to do).
+fn filter_block(job: &Job<'_>, j: usize, tid: usize, sc: &mut Scratch) -> Result<Slot> {
     let bsize = job.block_len(j);
     let offset = j * job.blocksize;
     sc.bufs.ensure(job.blocksize.max(bsize));
-    let input: &[u8] = if job.src.is_empty() { &[] } else { &job.src[offset..offset + bsize] };
+    let input = job.block_input(j);
     let mut start = Slot::Input;
     if let Some(pf) = job.prefilter {
         let info = BlockInfo {
@@ -164,19 +185,43 @@ fn compress_block(job: &Job<'_>, j: usize, tid: usize, out: &mut [u8], sc: &mut 
         }
         start = Slot::A;
     }
-    let pp = PipelineParams {
-        filters: &job.filters,
-        filters_meta: &job.filters_meta,
-        typesize: job.typesize,
-        format_version: VERSION_FORMAT_STABLE,
-        call: job.call,
-    };
-    let dref_len = job.blocksize.min(job.src.len());
-    let cur = if pipeline::forward_is_noop(&job.filters) {
-        start
-    } else {
-        pipeline::forward(&pp, &job.src[..dref_len], offset, input, bsize, start, &mut sc.bufs)?
-    };
+    if pipeline::forward_is_noop(&job.filters) {
+        return Ok(start);
+    }
+    pipeline::forward(&job.pipeline(), job.dref, offset, input, bsize, start, &mut sc.bufs)
+}
+
+/// The first block as a decoder will restore it: delta's reference for the other blocks.
+///
+/// A decoder XORs every later block with the first block it has already decoded, so that is
+/// the reference the encoder must use. It equals the source's first block unless something
+/// before the decoder's last step is lossy or not undone: trunc_prec, a prefilter, or a user
+/// filter. The reference always uses the source block and so writes chunks that decode wrong
+/// past the first block in those cases (README, reference defects).
+fn decoded_first_block(job: &Job<'_>) -> Result<Vec<u8>> {
+    let bsize = job.block_len(0);
+    let mut sc = Scratch::default();
+    let cur = filter_block(job, 0, 0, &mut sc)?;
+    if cur == Slot::Input {
+        return Ok(job.block_input(0).to_vec());
+    }
+    let back = pipeline::backward(&job.pipeline(), 0, bsize, cur, &mut sc.bufs, None)?;
+    Ok(sc.bufs.get(&[], back, bsize).to_vec())
+}
+
+/// Whether delta's reference block must be computed by [`decoded_first_block`] rather than
+/// taken from the source (see there).
+fn needs_decoded_reference(filters: &[u8; MAX_FILTERS], has_prefilter: bool) -> bool {
+    let exact = |f: u8| matches!(f, NOFILTER | SHUFFLE | BITSHUFFLE | DELTA | 35);
+    filters.contains(&DELTA) && (has_prefilter || !filters.iter().all(|&f| exact(f)))
+}
+
+/// Compress block `j` into `out` (whose length is the space left in the chunk). Returns the
+/// bytes written, or 0 when the block does not fit.
+fn compress_block(job: &Job<'_>, j: usize, tid: usize, out: &mut [u8], sc: &mut Scratch) -> Result<usize> {
+    let bsize = job.block_len(j);
+    let input = job.block_input(j);
+    let cur = filter_block(job, j, tid, sc)?;
     let Scratch { bufs, codec: cscratch, .. } = sc;
     let data = bufs.get(input, cur, bsize);
 
@@ -391,7 +436,13 @@ impl Compressor {
             nchunk: self.nchunk,
             call: &call,
             dict: DictMode::None,
+            dref: &src[..blocksize.min(src.len())],
         };
+        let decoded_first: Vec<u8>;
+        if !memcpyed && nbytes > 0 && needs_decoded_reference(&p.filters, job.prefilter.is_some()) {
+            decoded_first = decoded_first_block(&job)?;
+            job.dref = &decoded_first;
+        }
 
         let mut cbytes = 0usize;
         let mut is_memcpyed = memcpyed;
@@ -517,6 +568,7 @@ impl Compressor {
                 nchunk: self.nchunk,
                 call: &call,
                 dict: DictMode::None,
+                dref: block,
             };
             sc.bufs.ensure(maxblock);
             let pp = PipelineParams {
@@ -715,5 +767,82 @@ mod tests {
         assert!(is_run(&v));
         v[36] = 1;
         assert!(!is_run(&v));
+    }
+
+    use super::super::decompress::Decompressor;
+    use super::super::params::DecompressParams;
+
+    fn params(filters: [u8; MAX_FILTERS], meta: [u8; MAX_FILTERS], typesize: i32) -> CompressParams {
+        CompressParams { typesize, blocksize: 1024, filters, filters_meta: meta, ..CompressParams::default() }
+    }
+
+    fn round_trip(c: &mut Compressor, src: &[u8], nbytes: usize, nthreads: i16) -> Vec<u8> {
+        let mut chunk = vec![0u8; nbytes + MAX_OVERHEAD];
+        let n = if src.is_empty() { c.compress_from_prefilter(nbytes, &mut chunk) } else { c.compress(src, &mut chunk) };
+        let n = n.expect("compress");
+        assert!(n > 0 && n < nbytes, "the chunk should compress ({n} bytes)");
+        let mut d = Decompressor::new(DecompressParams { nthreads, ..DecompressParams::default() });
+        let mut out = vec![0u8; nbytes];
+        assert_eq!(d.decompress(&chunk[..n], &mut out), Ok(nbytes));
+        out
+    }
+
+    /// A float ramp whose low mantissa bits vary, over several blocks.
+    fn floats(n: usize) -> Vec<u8> {
+        (0..n).flat_map(|i| (1000.0f32 + i as f32 * 0.37 + (i % 7) as f32 * 1e-3).to_le_bytes()).collect()
+    }
+
+    #[test]
+    fn trunc_prec_before_delta_decodes_every_block() {
+        let src = floats(2048);
+        let keep = |b: &[u8]| -> Vec<u8> {
+            b.chunks(4)
+                .flat_map(|x| (u32::from_le_bytes(x.try_into().unwrap()) & !((1u32 << 13) - 1)).to_le_bytes())
+                .collect()
+        };
+        for filters in [[0, 0, 0, 0, TRUNC_PREC, DELTA], [0, 0, 0, TRUNC_PREC, DELTA, SHUFFLE], [0, 0, 0, TRUNC_PREC, SHUFFLE, DELTA]] {
+            let meta = filters.map(|f| if f == TRUNC_PREC { 10 } else { 0 });
+            let mut c = Compressor::new(params(filters, meta, 4));
+            for nthreads in [1, 2] {
+                let out = round_trip(&mut c, &src, src.len(), nthreads);
+                assert!(out == keep(&src), "{filters:?}, {nthreads} threads: not the truncated source");
+            }
+        }
+    }
+
+    /// Adds one to every byte of the source, or writes a ramp when there is no source.
+    struct PlusOne;
+    impl Prefilter for PlusOne {
+        fn apply(&self, info: &BlockInfo, input: &[u8], output: &mut [u8], _: bool) -> i32 {
+            for (i, o) in output.iter_mut().enumerate() {
+                *o = match input.get(i) {
+                    Some(b) => b.wrapping_add(1),
+                    None => ((info.offset as usize + i) / 3) as u8,
+                };
+            }
+            0
+        }
+    }
+
+    #[test]
+    fn prefilter_then_delta_decodes_to_the_prefilter_output() {
+        let src: Vec<u8> = (0..8192u32).map(|i| (i / 5) as u8).collect();
+        let want: Vec<u8> = src.iter().map(|b| b.wrapping_add(1)).collect();
+        let ramp: Vec<u8> = (0..8192usize).map(|i| (i / 3) as u8).collect();
+        for filters in [[0, 0, 0, 0, 0, DELTA], [0, 0, 0, 0, DELTA, SHUFFLE], [0, 0, 0, 0, SHUFFLE, DELTA]] {
+            let mut c = Compressor::new(params(filters, [0; MAX_FILTERS], 2));
+            c.prefilter = Some(Arc::new(PlusOne));
+            assert!(round_trip(&mut c, &src, src.len(), 1) == want, "{filters:?} with a source");
+            assert!(round_trip(&mut c, &[], ramp.len(), 2) == ramp, "{filters:?} without a source");
+        }
+    }
+
+    #[test]
+    fn exact_pipelines_take_the_source_block() {
+        assert!(!needs_decoded_reference(&[0, 0, 0, SHUFFLE, DELTA, 35], false));
+        assert!(!needs_decoded_reference(&[0, 0, 0, 0, TRUNC_PREC, SHUFFLE], true));
+        assert!(needs_decoded_reference(&[0, 0, 0, 0, TRUNC_PREC, DELTA], false));
+        assert!(needs_decoded_reference(&[0, 0, 0, 0, 0, DELTA], true));
+        assert!(needs_decoded_reference(&[0, 0, 0, 0, DELTA, 200], false));
     }
 }

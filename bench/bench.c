@@ -43,6 +43,8 @@ static int do_m(void *a) { job *j = a; memcpy(j->dst, j->src, j->n); return j->n
 int main(int argc, char **argv) {
   double budget = argc > 1 ? atof(argv[1]) : 0.15;
   const char *rain = argc > 2 ? argv[2] : NULL;
+  /* Optional: run one codec only (so a script can alternate libraries codec by codec). */
+  const char *only = argc > 3 ? argv[3] : NULL;
   blosc2_init();
   const int N = 4 << 20;
   dataset sets[4];
@@ -81,7 +83,7 @@ int main(int argc, char **argv) {
   const int clevels[] = {1, 5, 9};
   for (int s = 0; s < nsets; s++)
     for (int c = 0; c < 5; c++)
-      for (int f = 0; f < 3; f++)
+      for (int f = 0; f < 3 && (!only || strcmp(only, cnames[c]) == 0); f++)
         for (int l = 0; l < 3; l++)
           for (int nt = 1; nt <= 2; nt++) {
             blosc2_cparams cp = BLOSC2_CPARAMS_DEFAULTS;

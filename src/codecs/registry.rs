@@ -33,6 +33,9 @@ pub struct CodecCallContext {
     pub use_dict: bool,
     /// Opaque user pointers carried through (schunk, codec params), as integers.
     pub opaque: [usize; 4],
+    /// The typesize of the super-chunk the call works for, if any: the bytedelta filter
+    /// falls back to it when its meta is 0, as the reference does.
+    pub schunk_typesize: Option<i32>,
 }
 
 static CODECS: RwLock<Vec<Arc<dyn UserCodec>>> = RwLock::new(Vec::new());

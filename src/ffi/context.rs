@@ -207,7 +207,30 @@ fn call_context(cp: &blosc2_cparams) -> CallContext {
     c.codec.splitmode = cp.splitmode;
     c.codec.use_dict = cp.use_dict != 0;
     c.codec.opaque = [cp.schunk as usize, cp.codec_params as usize, 0, 0];
+    c.codec.schunk_typesize = schunk_typesize(cp.schunk);
     c
+}
+
+/// What decompression callbacks get: the user's schunk pointer and typesize.
+fn dcall_context(dp: &blosc2_dparams) -> CallContext {
+    let mut c = CallContext::default();
+    c.codec.typesize = dp.typesize;
+    c.codec.nthreads = dp.nthreads;
+    c.codec.opaque = [dp.schunk as usize, 0, 0, 0];
+    c.codec.schunk_typesize = schunk_typesize(dp.schunk);
+    c
+}
+
+/// The typesize of the super-chunk a `cparams.schunk`/`dparams.schunk` points to, if any
+/// (the reference reads it from there too). Super-chunks made here set it again once their
+/// public struct is filled in.
+fn schunk_typesize(schunk: *mut c_void) -> Option<i32> {
+    if schunk.is_null() {
+        return None;
+    }
+    // SAFETY: per the API a non-NULL `schunk` in the parameters is a live blosc2_schunk.
+    let t = unsafe { (*(schunk as *const blosc2_schunk)).typesize };
+    (t > 0).then_some(t)
 }
 
 /// Whether a filter id can be used in a pipeline (built-in, or registered).
@@ -274,7 +297,8 @@ pub extern "C" fn blosc2_create_dctx(dparams: blosc2_dparams) -> *mut blosc2_con
         if dp.nthreads <= 0 {
             dp.nthreads = 1;
         }
-        let dec = Decompressor::new(DecompressParams { nthreads: dp.nthreads, typesize: dp.typesize });
+        let mut dec = Decompressor::new(DecompressParams { nthreads: dp.nthreads, typesize: dp.typesize });
+        dec.call = dcall_context(&dp);
         let postparams = if dp.postfilter.is_some() && !dp.postparams.is_null() {
             // SAFETY: valid when a postfilter is set, per the API contract.
             Some(Box::new(unsafe { *dp.postparams }))

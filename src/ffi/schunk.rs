@@ -347,6 +347,7 @@ pub fn register(
             sc.decompressor().call = dec.call.clone();
         }
     }
+    sc.bind_calls();
     let storage = alloc_storage(contiguous, urlpath, cparams, dparams, io);
     // SAFETY: public is a valid, exclusively owned allocation.
     unsafe {

@@ -25,6 +25,7 @@
 mod bitshuffle;
 pub mod bytedelta;
 mod delta;
+pub mod int_trunc;
 pub mod registry;
 mod shuffle;
 mod trunc_prec;

@@ -53,11 +53,13 @@ pub fn find(id: u8) -> Option<Arc<dyn UserFilter>> {
 }
 
 /// Filter ids the reference registers itself (BLOSC_FILTER_BYTEDELTA_BUGGY = 34,
-/// BLOSC_FILTER_BYTEDELTA = 35) that this library implements natively. They are available
+/// BLOSC_FILTER_BYTEDELTA = 35, BLOSC_FILTER_INT_TRUNC = 36) that this library implements
+/// natively. They are available
 /// without `blosc2_init`, and a user cannot register over them.
 pub fn builtin(id: u8) -> Option<Arc<dyn UserFilter>> {
     match id {
         34 | 35 => Some(Arc::new(ByteDelta { buggy: id == 34 })),
+        36 => Some(Arc::new(IntTrunc)),
         _ => None,
     }
 }
@@ -67,15 +69,19 @@ struct ByteDelta {
 }
 
 impl ByteDelta {
-    /// `meta` is the number of streams; 0 means the data's typesize.
-    fn streams(meta: u8, ctx: &CallContext) -> usize {
+    /// `meta` is the number of streams; 0 means the typesize of the super-chunk the call
+    /// works for. Outside a super-chunk there is none, and the reference fails the call.
+    fn streams(meta: u8, ctx: &CallContext) -> Option<usize> {
         if meta != 0 {
-            meta as usize
+            Some(meta as usize)
         } else {
-            ctx.codec.typesize.max(1) as usize
+            ctx.codec.schunk_typesize.filter(|&t| t > 0).map(|t| t as usize)
         }
     }
 }
+
+/// What a filter plugin returns when it cannot run (`BLOSC2_ERROR_FAILURE`).
+const PLUGIN_FAILURE: i32 = -1;
 
 impl UserFilter for ByteDelta {
     fn id(&self) -> u8 {
@@ -96,11 +102,38 @@ impl UserFilter for ByteDelta {
         1
     }
     fn forward(&self, src: &[u8], dest: &mut [u8], meta: u8, ctx: &CallContext) -> i32 {
-        super::bytedelta::forward(Self::streams(meta, ctx), self.buggy, src, dest);
+        let Some(streams) = Self::streams(meta, ctx) else { return PLUGIN_FAILURE };
+        super::bytedelta::forward(streams, self.buggy, src, dest);
         0
     }
     fn backward(&self, src: &[u8], dest: &mut [u8], meta: u8, ctx: &CallContext) -> i32 {
-        super::bytedelta::backward(Self::streams(meta, ctx), self.buggy, src, dest);
+        let Some(streams) = Self::streams(meta, ctx) else { return PLUGIN_FAILURE };
+        super::bytedelta::backward(streams, self.buggy, src, dest);
+        0
+    }
+}
+
+/// `BLOSC_FILTER_INT_TRUNC`: `meta` is the signed precision (see `filters::int_trunc`).
+struct IntTrunc;
+
+impl UserFilter for IntTrunc {
+    fn id(&self) -> u8 {
+        36
+    }
+    fn name(&self) -> &str {
+        "int_trunc"
+    }
+    fn version(&self) -> u8 {
+        1
+    }
+    fn forward(&self, src: &[u8], dest: &mut [u8], meta: u8, ctx: &CallContext) -> i32 {
+        match super::int_trunc::forward(ctx.codec.typesize.max(0) as usize, meta, src, dest) {
+            Ok(()) => 0,
+            Err(_) => PLUGIN_FAILURE,
+        }
+    }
+    fn backward(&self, src: &[u8], dest: &mut [u8], _meta: u8, _ctx: &CallContext) -> i32 {
+        dest.copy_from_slice(src);
         0
     }
 }

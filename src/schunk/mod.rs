@@ -106,6 +106,7 @@ impl SuperChunk {
             guard_depth: 0,
             refreshes: 0,
         };
+        s.bind_calls();
         let (kind, store): (FrameKind, Box<dyn Storage>) = match (&storage.urlpath, storage.contiguous) {
             (None, false) => return Ok(s),
             (None, true) => (FrameKind::Contiguous { path: None }, Box::new(MemStorage::default())),
@@ -193,6 +194,15 @@ impl SuperChunk {
 
     pub fn decompressor(&mut self) -> &mut Decompressor {
         &mut self.dctx
+    }
+
+    /// Tell the filters and codecs that both engines work for this super-chunk (its typesize
+    /// is what bytedelta uses when its meta is 0). Called on creation and whenever the
+    /// engines' call contexts are replaced.
+    pub fn bind_calls(&mut self) {
+        let t = Some(self.cparams.typesize).filter(|&t| t > 0);
+        self.cctx.call.codec.schunk_typesize = t;
+        self.dctx.call.codec.schunk_typesize = t;
     }
 
     /// The chunks of a super-chunk kept as separate chunks in memory (`None` for frames),
@@ -939,7 +949,7 @@ impl SuperChunk {
         let mut dctx = Decompressor::new(dparams.clone());
         dctx.lazy = frame.lazy_reader();
         let cbytes = if frame.is_sparse() { h.cbytes } else { frame.payload_len() };
-        Ok(SuperChunk {
+        let mut s = SuperChunk {
             cctx: Compressor::new(cparams.clone()),
             dctx,
             last_blocksize: h.blocksize,
@@ -958,7 +968,9 @@ impl SuperChunk {
             lock: None,
             guard_depth: 0,
             refreshes: 0,
-        })
+        };
+        s.bind_calls();
+        Ok(s)
     }
 
     /// Give back the frame bytes of an in-memory frame (e.g. to hand them to C).

@@ -59,3 +59,24 @@ for codec in dict.fromkeys(k[1] for k in keys):
     xd = [ours[k][3] / ref[k][3] for k in ks]
     g = lambda xs: math.exp(sum(math.log(x) for x in xs) / len(xs))
     print(f"| {codec} | {g(xc):.3f} | {g(xd):.3f} | {min(xc):.2f} | {min(xd):.2f} |")
+
+# The README's summary: one thread, clevel 5, per codec x filter, geometric mean over the
+# data sets other than random bytes.
+print()
+print("| codec | filter | comp GB/s ours | comp GB/s ref | x | decomp GB/s ours | decomp GB/s ref | x | ratio ours | ratio ref |")
+print("|---|---|---|---|---|---|---|---|---|---|")
+def gm(xs):
+    return math.exp(sum(math.log(x) for x in xs) / len(xs))
+for codec in dict.fromkeys(k[1] for k in keys):
+    for filt in dict.fromkeys(k[2] for k in keys):
+        ks = [k for k in keys if k[1] == codec and k[2] == filt and k[3] == "5" and k[4] == "1" and k[0] != "random"]
+        if not ks:
+            continue
+        co, cr = gm([ours[k][2] for k in ks]), gm([ref[k][2] for k in ks])
+        do, dr = gm([ours[k][3] for k in ks]), gm([ref[k][3] for k in ks])
+        ro, rr = gm([ours[k][0] / ours[k][1] for k in ks]), gm([ref[k][0] / ref[k][1] for k in ks])
+        print(f"| {codec} | {filt} | {co:.2f} | {cr:.2f} | {co/cr:.2f} | {do:.2f} | {dr:.2f} | {do/dr:.2f} | {ro:.2f} | {rr:.2f} |")
+for nt in ("1", "2"):
+    ks = [k for k in keys if k[4] == nt]
+    print(f"\nnthreads {nt} ({len(ks)} configurations): compression {gm([ours[k][2] / ref[k][2] for k in ks]):.3f}x, "
+          f"decompression {gm([ours[k][3] / ref[k][3] for k in ks]):.3f}x")

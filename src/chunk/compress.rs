@@ -456,7 +456,7 @@ impl Compressor {
             dref: &src[..blocksize.min(src.len())],
         };
         let decoded_first: Vec<u8>;
-        if !memcpyed && nbytes > 0 && needs_decoded_reference(&p.filters, job.prefilter.is_some()) {
+        if !memcpyed && nblocks > 1 && needs_decoded_reference(&p.filters, job.prefilter.is_some()) {
             decoded_first = decoded_first_block(&job)?;
             job.dref = &decoded_first;
         }

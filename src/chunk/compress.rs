@@ -13,7 +13,7 @@ use super::pipeline::{self, PipelineParams, Slot};
 use super::workers::{Scratch, Workers};
 use crate::codecs::{self, registry as codec_registry, Codec, Dict};
 use crate::error::{Error, Result};
-use crate::filters::registry::FilterCallContext;
+use crate::filters::registry::{self as filter_registry, FilterCallContext};
 
 /// Dictionaries are never larger than this (`BLOSC2_MAXDICTSIZE`).
 pub const MAX_DICT_SIZE: usize = 32 * 1024;
@@ -229,7 +229,7 @@ fn decoded_first_block(job: &Job<'_>) -> Result<Vec<u8>> {
 /// Whether delta's reference block must be computed by [`decoded_first_block`] rather than
 /// taken from the source (see there).
 fn needs_decoded_reference(filters: &[u8; MAX_FILTERS], has_prefilter: bool) -> bool {
-    let exact = |f: u8| matches!(f, NOFILTER | SHUFFLE | BITSHUFFLE | DELTA | 35);
+    let exact = |f: u8| matches!(f, NOFILTER | SHUFFLE | BITSHUFFLE | DELTA | filter_registry::BYTEDELTA);
     filters.contains(&DELTA) && (has_prefilter || !filters.iter().all(|&f| exact(f)))
 }
 

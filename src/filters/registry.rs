@@ -52,14 +52,17 @@ pub fn find(id: u8) -> Option<Arc<dyn UserFilter>> {
     v.iter().find(|f| f.id() == id).cloned()
 }
 
-/// Filter ids the reference registers itself (BLOSC_FILTER_BYTEDELTA_BUGGY = 34,
-/// BLOSC_FILTER_BYTEDELTA = 35, BLOSC_FILTER_INT_TRUNC = 36) that this library implements
-/// natively. They are available
-/// without `blosc2_init`, and a user cannot register over them.
+/// Ids of the filter plugins the reference registers at start-up and this library implements.
+pub const BYTEDELTA_BUGGY: u8 = 34;
+pub const BYTEDELTA: u8 = 35;
+pub const INT_TRUNC: u8 = 36;
+
+/// The native implementation of one of those ids: available without `blosc2_init`, and a
+/// user cannot register over them.
 pub fn builtin(id: u8) -> Option<Arc<dyn UserFilter>> {
     match id {
-        34 | 35 => Some(Arc::new(ByteDelta { buggy: id == 34 })),
-        36 => Some(Arc::new(IntTrunc)),
+        BYTEDELTA_BUGGY | BYTEDELTA => Some(Arc::new(ByteDelta { buggy: id == BYTEDELTA_BUGGY })),
+        INT_TRUNC => Some(Arc::new(IntTrunc)),
         _ => None,
     }
 }
@@ -86,9 +89,9 @@ const PLUGIN_FAILURE: i32 = -1;
 impl UserFilter for ByteDelta {
     fn id(&self) -> u8 {
         if self.buggy {
-            34
+            BYTEDELTA_BUGGY
         } else {
-            35
+            BYTEDELTA
         }
     }
     fn name(&self) -> &str {
@@ -118,7 +121,7 @@ struct IntTrunc;
 
 impl UserFilter for IntTrunc {
     fn id(&self) -> u8 {
-        36
+        INT_TRUNC
     }
     fn name(&self) -> &str {
         "int_trunc"

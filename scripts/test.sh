@@ -7,6 +7,7 @@
 #   5. ABI proof against the reference headers
 #   6. C programs in c_tests/ (ours, and the reference for differential ones)
 #   7. install into a temporary prefix; pkg-config and CMake consumers
+#   8. aarch64 cross build, unit tests (NEON kernels) under qemu-user
 # Ends with a line "suite: N passed, M failed".
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -26,6 +27,7 @@ step "abi" python3 c_tests/abi/check_abi.py --ref-include reference/blosc2/inclu
      --symbols ../shared/abi/exported-symbols.txt
 step "c tests" c_tests/run.sh
 step "install" c_tests/install_test.sh
+step "aarch64 (qemu)" scripts/test-aarch64.sh
 if [ $fail -ne 0 ]; then echo "failed steps: ${failed[*]}"; fi
 echo "suite: $pass passed, $fail failed"
 [ $fail -eq 0 ]

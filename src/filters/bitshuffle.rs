@@ -140,6 +140,8 @@ fn transpose_row(isa: Isa, row: &[u8], out: &mut [u8], base: usize, stride: usiz
         Isa::Avx2 => super::bitshuffle_avx2::transpose_row(row, out, base, stride),
         #[cfg(target_arch = "x86_64")]
         Isa::Sse2 => super::bitshuffle_sse2::transpose_row(row, out, base, stride),
+        #[cfg(target_arch = "aarch64")]
+        Isa::Neon => super::bitshuffle_neon::transpose_row(row, out, base, stride),
         _ => 0,
     };
     transpose_row_scalar(row, out, base, stride, done / 8);
@@ -154,6 +156,8 @@ fn untranspose_row(isa: Isa, inp: &[u8], base: usize, stride: usize, row: &mut [
         Isa::Avx2 => super::bitshuffle_avx2::untranspose_row(inp, base, stride, row),
         #[cfg(target_arch = "x86_64")]
         Isa::Sse2 => super::bitshuffle_sse2::untranspose_row(inp, base, stride, row),
+        #[cfg(target_arch = "aarch64")]
+        Isa::Neon => super::bitshuffle_neon::untranspose_row(inp, base, stride, row),
         _ => 0,
     };
     untranspose_row_scalar(inp, base, stride, row, done / 8);

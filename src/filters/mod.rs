@@ -3,8 +3,9 @@
 //!
 //! Everything here works on plain slices and is byte-identical to c-blosc2 3.3 (checked by
 //! differential tests against the reference library). The public functions pick the best
-//! kernel for the running CPU (AVX2, then SSE2, then portable scalar code); every SIMD
-//! kernel has a scalar twin that produces the same bytes.
+//! kernel for the running CPU (AVX2, then SSE2 on x86-64; NEON on aarch64; else portable
+//! scalar code); every SIMD kernel has a scalar twin that produces the same bytes. The
+//! NEON kernels are checked against their twins under qemu-user (`scripts/test-aarch64.sh`).
 //!
 //! # Layouts
 //!
@@ -38,6 +39,10 @@ mod bitshuffle_sse2;
 mod shuffle_avx2;
 #[cfg(target_arch = "x86_64")]
 mod shuffle_sse2;
+#[cfg(target_arch = "aarch64")]
+mod bitshuffle_neon;
+#[cfg(target_arch = "aarch64")]
+mod shuffle_neon;
 
 #[cfg(test)]
 mod tests;
@@ -117,6 +122,8 @@ pub enum Isa {
     Scalar,
     Sse2,
     Avx2,
+    /// aarch64 Advanced SIMD (part of the architecture's baseline).
+    Neon,
 }
 
 impl Isa {
@@ -133,6 +140,12 @@ impl Isa {
                 return Isa::Sse2;
             }
         }
+        #[cfg(target_arch = "aarch64")]
+        {
+            if std::arch::is_aarch64_feature_detected!("neon") {
+                return Isa::Neon;
+            }
+        }
         Isa::Scalar
     }
 
@@ -144,14 +157,16 @@ impl Isa {
             Isa::Sse2 => std::arch::is_x86_feature_detected!("sse2"),
             #[cfg(target_arch = "x86_64")]
             Isa::Avx2 => std::arch::is_x86_feature_detected!("avx2"),
-            #[cfg(not(target_arch = "x86_64"))]
+            #[cfg(target_arch = "aarch64")]
+            Isa::Neon => std::arch::is_aarch64_feature_detected!("neon"),
+            #[allow(unreachable_patterns)]
             _ => false,
         }
     }
 
     /// Every level the running CPU supports, scalar first.
     pub fn available() -> Vec<Isa> {
-        [Isa::Scalar, Isa::Sse2, Isa::Avx2]
+        [Isa::Scalar, Isa::Sse2, Isa::Avx2, Isa::Neon]
             .into_iter()
             .filter(|isa| isa.is_available())
             .collect()

@@ -60,10 +60,17 @@ fn simd_shuffle(isa: Isa, typesize: usize, n: usize, src: &[u8], dest: &mut [u8]
                 super::shuffle_sse2::shuffle(typesize, n, src, dest, start)
             }
             Isa::Sse2 => super::shuffle_sse2::shuffle(typesize, n, src, dest, 0),
-            Isa::Scalar => 0,
+            Isa::Scalar | Isa::Neon => 0,
         }
     }
-    #[cfg(not(target_arch = "x86_64"))]
+    #[cfg(target_arch = "aarch64")]
+    {
+        match isa {
+            Isa::Neon => super::shuffle_neon::shuffle(typesize, n, src, dest, 0),
+            _ => 0,
+        }
+    }
+    #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
     {
         let _ = (isa, typesize, n, src, dest);
         0
@@ -80,10 +87,17 @@ fn simd_unshuffle(isa: Isa, typesize: usize, n: usize, src: &[u8], dest: &mut [u
                 super::shuffle_sse2::unshuffle(typesize, n, src, dest, start)
             }
             Isa::Sse2 => super::shuffle_sse2::unshuffle(typesize, n, src, dest, 0),
-            Isa::Scalar => 0,
+            Isa::Scalar | Isa::Neon => 0,
         }
     }
-    #[cfg(not(target_arch = "x86_64"))]
+    #[cfg(target_arch = "aarch64")]
+    {
+        match isa {
+            Isa::Neon => super::shuffle_neon::unshuffle(typesize, n, src, dest, 0),
+            _ => 0,
+        }
+    }
+    #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
     {
         let _ = (isa, typesize, n, src, dest);
         0

@@ -142,6 +142,56 @@ fn bitunshuffle_of_arbitrary_bytes_matches_scalar() {
     }
 }
 
+/// Every SIMD kernel against its scalar twin on the shapes where kernels hand over to
+/// scalar code (around 16 and 64 elements, tile and type-size edges), both directions.
+/// Smaller than the model tests above, so that it also runs in reasonable time under
+/// emulation (the test suite runs it for aarch64 under qemu, for the NEON kernels).
+#[test]
+fn simd_kernels_match_scalar_twins() {
+    const TS: &[usize] = &[1, 2, 3, 4, 8, 16, 17, 24, 32, 255, 256];
+    const ELEMS: &[usize] = &[0, 1, 15, 16, 17, 63, 64, 65, 127, 128, 200, 1024 + 8, 2048 + 24];
+    for &ts in TS {
+        for &n in ELEMS {
+            for extra in [0, ts / 2] {
+                let len = n * ts + extra;
+                let src = data(len, (ts * 131 + n + extra) as u64);
+                let run = |isa: Isa| {
+                    let (mut sh, mut unsh) = (vec![0xA5; len], vec![0x5A; len]);
+                    assert!(kernels::shuffle(isa, ts, &src, &mut sh));
+                    assert!(kernels::unshuffle(isa, ts, &src, &mut unsh));
+                    let (mut bsh, mut bunsh) = (vec![0xA5; len], vec![0x5A; len]);
+                    kernels::bitshuffle(isa, ts, &src, &mut bsh).unwrap().unwrap();
+                    kernels::bitunshuffle(isa, ts, &src, &mut bunsh, CURRENT_FORMAT_VERSION)
+                        .unwrap()
+                        .unwrap();
+                    (sh, unsh, bsh, bunsh)
+                };
+                let want = run(Isa::Scalar);
+                for isa in Isa::available().into_iter().skip(1) {
+                    let got = run(isa);
+                    assert!(got.0 == want.0, "shuffle {isa:?} ts={ts} n={n} extra={extra}");
+                    assert!(got.1 == want.1, "unshuffle {isa:?} ts={ts} n={n} extra={extra}");
+                    assert!(got.2 == want.2, "bitshuffle {isa:?} ts={ts} n={n} extra={extra}");
+                    assert!(got.3 == want.3, "bitunshuffle {isa:?} ts={ts} n={n} extra={extra}");
+                }
+            }
+        }
+    }
+}
+
+/// The dispatcher picks a SIMD level wherever the target has one.
+#[test]
+fn best_isa_is_simd_on_simd_targets() {
+    let best = Isa::best();
+    assert!(best.is_available());
+    if cfg!(target_arch = "aarch64") {
+        assert_eq!(best, Isa::Neon);
+    }
+    if cfg!(target_arch = "x86_64") {
+        assert!(matches!(best, Isa::Sse2 | Isa::Avx2), "{best:?}");
+    }
+}
+
 #[test]
 fn legacy_bitunshuffle_copies_blocks_not_multiple_of_8() {
     for &ts in &[1usize, 2, 4, 8, 3] {

@@ -337,17 +337,16 @@ pub fn register(
     if let Some(c) = unsafe { ctx_mut(cctx) } {
         if let Engine::Compress(comp) = &c.engine {
             sc.compressor().prefilter = comp.prefilter.clone();
-            sc.compressor().call = comp.call.clone();
+            sc.set_compress_call(comp.call.clone());
         }
     }
     // SAFETY: as above.
     if let Some(d) = unsafe { ctx_mut(dctx) } {
         if let Engine::Decompress(dec) = &d.engine {
             sc.decompressor().postfilter = dec.postfilter.clone();
-            sc.decompressor().call = dec.call.clone();
+            sc.set_decompress_call(dec.call.clone());
         }
     }
-    sc.bind_calls();
     let storage = alloc_storage(contiguous, urlpath, cparams, dparams, io);
     // SAFETY: public is a valid, exclusively owned allocation.
     unsafe {

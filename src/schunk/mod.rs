@@ -19,6 +19,7 @@ use crate::chunk::header::{ChunkHeader, EXTENDED_HEADER_LENGTH, MAX_OVERHEAD, VL
 use crate::chunk::special::write_special;
 use crate::chunk::{CompressParams, DecompressParams, Special};
 use crate::error::{Error, Result};
+use crate::filters::registry::FilterCallContext;
 use crate::frame::cframe::chunk_sizes;
 use crate::frame::header::{FrameHeader, FrameType, Metalayer};
 use crate::frame::io::{FileStorage, MemStorage, Storage};
@@ -196,10 +197,23 @@ impl SuperChunk {
         &mut self.dctx
     }
 
+    /// Replaces what the compression engine hands to user filters and codecs (the C layer
+    /// passes its public contexts this way), keeping this super-chunk's typesize in it.
+    pub fn set_compress_call(&mut self, call: FilterCallContext) {
+        self.cctx.call = call;
+        self.bind_calls();
+    }
+
+    /// As [`SuperChunk::set_compress_call`], for the decompression engine.
+    pub fn set_decompress_call(&mut self, call: FilterCallContext) {
+        self.dctx.call = call;
+        self.bind_calls();
+    }
+
     /// Tell the filters and codecs that both engines work for this super-chunk (its typesize
-    /// is what bytedelta uses when its meta is 0). Called on creation and whenever the
-    /// engines' call contexts are replaced.
-    pub fn bind_calls(&mut self) {
+    /// is what bytedelta uses when its meta is 0). Called on creation and by the setters of
+    /// the engines' call contexts.
+    fn bind_calls(&mut self) {
         let t = Some(self.cparams.typesize).filter(|&t| t > 0);
         self.cctx.call.codec.schunk_typesize = t;
         self.dctx.call.codec.schunk_typesize = t;

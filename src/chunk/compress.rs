@@ -169,7 +169,7 @@ fn is_run(s: &[u8]) -> bool {
     }
     let rest = chunks.remainder();
     let mut words = rest.chunks_exact(8);
-    if (&mut words).any(differs) {
+    if words.any(differs) {
         return false;
     }
     words.remainder().iter().all(|&b| b == first)

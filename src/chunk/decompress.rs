@@ -516,7 +516,7 @@ impl Decompressor {
             }
             let (src, dst): (&[u8], &mut [u8]) = if k == last_writer {
                 in_out = true;
-                (&bufs.get(&[], cur, bsize)[..], &mut *out)
+                (bufs.get(&[], cur, bsize), &mut *out)
             } else {
                 let to = if cur == Slot::A { Slot::B } else { Slot::A };
                 let (a, b) = (&mut bufs.a, &mut bufs.b);

@@ -299,7 +299,7 @@ fn probe_ratio<const N: usize>(region: &[u8], htab: &mut [u32; N]) -> f64 {
         // reaches MAX_COPY; the control byte assumed after the last full group is not needed.
         let run = copy + (anchor - lit_start);
         oc += (anchor - lit_start) + run / MAX_COPY;
-        if run % MAX_COPY == 0 {
+        if run.is_multiple_of(MAX_COPY) {
             oc -= 1;
         }
         copy = 0;

@@ -141,11 +141,11 @@ fn env_cparams(cp: &mut blosc2_cparams) {
             _ => None,
         };
         if let Some(f) = f {
-            cp.filters[BLOSC2_MAX_FILTERS as usize - 1] = f;
+            cp.filters[BLOSC2_MAX_FILTERS - 1] = f;
         }
     }
     if let Some(s) = env::var("BLOSC_DELTA") {
-        cp.filters[BLOSC2_MAX_FILTERS as usize - 2] = if s == "1" { BLOSC_DELTA as u8 } else { 0 };
+        cp.filters[BLOSC2_MAX_FILTERS - 2] = if s == "1" { BLOSC_DELTA as u8 } else { 0 };
     }
     if let Some(v) = env::int_var("BLOSC_TYPESIZE") {
         if v > 0 {
@@ -169,10 +169,10 @@ fn env_cparams(cp: &mut blosc2_cparams) {
     }
     if let Some(s) = env::var("BLOSC_SPLITMODE") {
         match s.as_str() {
-            "ALWAYS" => cp.splitmode = BLOSC_ALWAYS_SPLIT as i32,
-            "NEVER" => cp.splitmode = BLOSC_NEVER_SPLIT as i32,
-            "AUTO" => cp.splitmode = BLOSC_AUTO_SPLIT as i32,
-            "FORWARD_COMPAT" => cp.splitmode = BLOSC_FORWARD_COMPAT_SPLIT as i32,
+            "ALWAYS" => cp.splitmode = BLOSC_ALWAYS_SPLIT,
+            "NEVER" => cp.splitmode = BLOSC_NEVER_SPLIT,
+            "AUTO" => cp.splitmode = BLOSC_AUTO_SPLIT,
+            "FORWARD_COMPAT" => cp.splitmode = BLOSC_FORWARD_COMPAT_SPLIT,
             _ => {}
         }
     }

@@ -374,10 +374,10 @@ pub unsafe extern "C" fn blosc2_compress(
         }
         if let Some(s) = env::var("BLOSC_SPLITMODE") {
             let mode = match s.as_str() {
-                "ALWAYS" => Some(BLOSC_ALWAYS_SPLIT as i32),
-                "NEVER" => Some(BLOSC_NEVER_SPLIT as i32),
-                "AUTO" => Some(BLOSC_AUTO_SPLIT as i32),
-                "FORWARD_COMPAT" => Some(BLOSC_FORWARD_COMPAT_SPLIT as i32),
+                "ALWAYS" => Some(BLOSC_ALWAYS_SPLIT),
+                "NEVER" => Some(BLOSC_NEVER_SPLIT),
+                "AUTO" => Some(BLOSC_AUTO_SPLIT),
+                "FORWARD_COMPAT" => Some(BLOSC_FORWARD_COMPAT_SPLIT),
                 _ => None,
             };
             match mode {
@@ -391,7 +391,7 @@ pub unsafe extern "C" fn blosc2_compress(
         if (src.is_null() && srcsize > 0) || dest.is_null() {
             return Error::NullPointer.code();
         }
-        if clevel < 0 || clevel > 9 {
+        if !(0..=9).contains(&clevel) {
             return Error::CodecParam.code();
         }
         let delta = GLOBALS.delta.load(Ordering::Relaxed) != 0;

@@ -65,7 +65,7 @@ pub(crate) fn bitunshuffle_with(
 ) -> Result<(), FilterError> {
     check(typesize, src, dest)?;
     let n = src.len() / typesize;
-    if format_version == BLOSC1_FORMAT_VERSION && n % 8 != 0 {
+    if format_version == BLOSC1_FORMAT_VERSION && !n.is_multiple_of(8) {
         // c-blosc 1.x left such blocks untouched when compressing.
         dest.copy_from_slice(src);
         return Ok(());

@@ -31,7 +31,7 @@ pub trait Storage: Send {
     /// Read `len` bytes at `pos` into a new vector.
     fn read_vec(&mut self, pos: u64, len: usize) -> Result<Vec<u8>> {
         // Lengths come from untrusted frames: check before allocating.
-        if pos.checked_add(len as u64).map_or(true, |end| end > self.len().unwrap_or(0)) {
+        if pos.checked_add(len as u64).is_none_or(|end| end > self.len().unwrap_or(0)) {
             return Err(Error::ReadBuffer);
         }
         let mut v = vec![0u8; len];

@@ -731,6 +731,24 @@ fn copy_overlapping(out: &mut [u8], op: usize, dist: usize, len: usize) {
             out.copy_within(d - dist..d - dist + 16, d);
             d += 16;
         }
+    } else if len >= LONG_MATCH && op + 16 <= room {
+        // Long match, short period: keep 16 bytes of the pattern in a register and advance
+        // it by 16 bytes each step (a rotation by `16 % dist` bytes), so that no load waits
+        // for the store before it (copying from `d - step` ran at store-forwarding latency).
+        let mut window = [0u8; 16];
+        let period = &out[op - dist..op];
+        for (w, &b) in window.iter_mut().zip(period.iter().cycle()) {
+            *w = b;
+        }
+        let mut w = u128::from_le_bytes(window);
+        let r = 16 % dist;
+        while d < end && d + 16 <= room {
+            out[d..d + 16].copy_from_slice(&w.to_le_bytes());
+            if r != 0 {
+                w = (w >> (8 * r)) | (w << (8 * (dist - r)));
+            }
+            d += 16;
+        }
     } else if op + 8 <= room {
         let step = if dist < 8 {
             // The first 8 bytes come from a register; from then on a multiple of the period

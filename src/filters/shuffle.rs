@@ -104,6 +104,24 @@ fn simd_unshuffle(isa: Isa, typesize: usize, n: usize, src: &[u8], dest: &mut [u
     }
 }
 
+/// The elements `start..end` a SIMD kernel that works `group` elements at a time takes:
+/// whole groups only, and only for the type sizes the kernels handle (2, 4, 8, or 16 and
+/// up). `None` when that is nothing.
+#[inline]
+pub(super) fn simd_span(ts: usize, n: usize, start: usize, group: usize) -> Option<usize> {
+    let end = start + n.saturating_sub(start) / group * group;
+    (end > start && (ts == 2 || ts == 4 || ts == 8 || ts >= 16)).then_some(end)
+}
+
+/// Byte offsets of the 16-byte column slices that cover an element of `ts >= 16` bytes,
+/// for the tiled SIMD kernels: every 16 bytes, the last slice ending at `ts` (overlapping
+/// the one before when 16 does not divide `ts`; overlapping stores write equal bytes).
+#[inline(always)]
+pub(super) fn tile_columns(ts: usize) -> impl Iterator<Item = usize> {
+    let last = ts - 16;
+    (0..ts).step_by(16).map(move |c| c.min(last))
+}
+
 /// Scalar shuffle of elements `start..n` (whole elements only).
 pub(crate) fn shuffle_scalar(typesize: usize, n: usize, src: &[u8], dest: &mut [u8], start: usize) {
     if start >= n {

@@ -15,11 +15,10 @@ use core::arch::x86_64::*;
 
 /// Shuffles elements `start..` in steps of 32; returns the first element not processed.
 pub(crate) fn shuffle(ts: usize, n: usize, src: &[u8], dest: &mut [u8], start: usize) -> usize {
-    let end = start + (n.saturating_sub(start)) / 32 * 32;
-    if end == start
-        || !(ts == 2 || ts == 4 || ts == 8 || ts >= 16)
-        || !std::arch::is_x86_feature_detected!("avx2")
-    {
+    let Some(end) = super::shuffle::simd_span(ts, n, start, 32) else {
+        return start;
+    };
+    if !std::arch::is_x86_feature_detected!("avx2") {
         return start;
     }
     assert!(src.len() >= n * ts && dest.len() >= n * ts);
@@ -74,11 +73,10 @@ fn stage_elems(ts: usize) -> usize {
 
 /// Unshuffles elements `start..` in steps of 32; returns the first element not processed.
 pub(crate) fn unshuffle(ts: usize, n: usize, src: &[u8], dest: &mut [u8], start: usize) -> usize {
-    let end = start + (n.saturating_sub(start)) / 32 * 32;
-    if end == start
-        || !(ts == 2 || ts == 4 || ts == 8 || ts >= 16)
-        || !std::arch::is_x86_feature_detected!("avx2")
-    {
+    let Some(end) = super::shuffle::simd_span(ts, n, start, 32) else {
+        return start;
+    };
+    if !std::arch::is_x86_feature_detected!("avx2") {
         return start;
     }
     assert!(src.len() >= n * ts && dest.len() >= n * ts);
@@ -373,12 +371,9 @@ unsafe fn shuffle_tiled(
     start: usize,
     end: usize,
 ) {
-    let last = ts - 16;
     let mut i = start;
     while i < end {
-        let mut c = 0;
-        loop {
-            let col = c.min(last);
+        for col in super::shuffle::tile_columns(ts) {
             // SAFETY: element rows i..i+32 < n and columns col..col+16 <= ts keep every
             // access inside the n * ts bytes of each buffer.
             unsafe {
@@ -394,10 +389,6 @@ unsafe fn shuffle_tiled(
                     _mm256_storeu_si256(dest.add((col + b) * n + i).cast(), *x);
                 }
             }
-            if col == last {
-                break;
-            }
-            c += 16;
         }
         i += 32;
     }
@@ -414,12 +405,9 @@ unsafe fn unshuffle_tiled(
     start: usize,
     end: usize,
 ) {
-    let last = ts - 16;
     let mut i = start;
     while i < end {
-        let mut c = 0;
-        loop {
-            let col = c.min(last);
+        for col in super::shuffle::tile_columns(ts) {
             // SAFETY: mirror image of `shuffle_tiled`; all offsets are below n * ts.
             unsafe {
                 let mut v = [_mm256_setzero_si256(); 16];
@@ -437,10 +425,6 @@ unsafe fn unshuffle_tiled(
                     );
                 }
             }
-            if col == last {
-                break;
-            }
-            c += 16;
         }
         i += 32;
     }

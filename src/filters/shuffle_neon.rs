@@ -13,10 +13,9 @@ use core::arch::aarch64::*;
 
 /// Shuffles elements `start..` in steps of 16; returns the first element not processed.
 pub(crate) fn shuffle(ts: usize, n: usize, src: &[u8], dest: &mut [u8], start: usize) -> usize {
-    let end = start + (n.saturating_sub(start)) / 16 * 16;
-    if end == start || !(ts == 2 || ts == 4 || ts == 8 || ts >= 16) {
+    let Some(end) = super::shuffle::simd_span(ts, n, start, 16) else {
         return start;
-    }
+    };
     assert!(src.len() >= n * ts && dest.len() >= n * ts);
     let (s, d) = (src.as_ptr(), dest.as_mut_ptr());
     // SAFETY: NEON is part of the aarch64 baseline. `src` and `dest` hold at least
@@ -37,10 +36,9 @@ pub(crate) fn shuffle(ts: usize, n: usize, src: &[u8], dest: &mut [u8], start: u
 
 /// Unshuffles elements `start..` in steps of 16; returns the first element not processed.
 pub(crate) fn unshuffle(ts: usize, n: usize, src: &[u8], dest: &mut [u8], start: usize) -> usize {
-    let end = start + (n.saturating_sub(start)) / 16 * 16;
-    if end == start || !(ts == 2 || ts == 4 || ts == 8 || ts >= 16) {
+    let Some(end) = super::shuffle::simd_span(ts, n, start, 16) else {
         return start;
-    }
+    };
     assert!(src.len() >= n * ts && dest.len() >= n * ts);
     let (s, d) = (src.as_ptr(), dest.as_mut_ptr());
     // SAFETY: as in `shuffle`, with the roles of the two buffers swapped.
@@ -162,12 +160,9 @@ unsafe fn shuffle_tiled(
     start: usize,
     end: usize,
 ) {
-    let last = ts - 16;
     let mut i = start;
     while i < end {
-        let mut c = 0;
-        loop {
-            let col = c.min(last);
+        for col in super::shuffle::tile_columns(ts) {
             // SAFETY: element rows i..i+16 < n, columns col..col+16 <= ts, so every
             // 16-byte load and store stays within the n * ts bytes of each buffer.
             unsafe {
@@ -182,10 +177,6 @@ unsafe fn shuffle_tiled(
                     vst1q_u8(dest.add((col + b) * n + i), *x);
                 }
             }
-            if col == last {
-                break;
-            }
-            c += 16;
         }
         i += 16;
     }
@@ -202,12 +193,9 @@ unsafe fn unshuffle_tiled(
     start: usize,
     end: usize,
 ) {
-    let last = ts - 16;
     let mut i = start;
     while i < end {
-        let mut c = 0;
-        loop {
-            let col = c.min(last);
+        for col in super::shuffle::tile_columns(ts) {
             // SAFETY: mirror image of `shuffle_tiled`; all offsets are below n * ts.
             unsafe {
                 let mut v = [vdupq_n_u8(0); 16];
@@ -221,10 +209,6 @@ unsafe fn unshuffle_tiled(
                     vst1q_u8(dest.add((i + e) * ts + col), *x);
                 }
             }
-            if col == last {
-                break;
-            }
-            c += 16;
         }
         i += 16;
     }

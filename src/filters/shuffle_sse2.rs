@@ -14,10 +14,9 @@ use core::arch::x86_64::*;
 
 /// Shuffles elements `start..` in steps of 16; returns the first element not processed.
 pub(crate) fn shuffle(ts: usize, n: usize, src: &[u8], dest: &mut [u8], start: usize) -> usize {
-    let end = start + (n.saturating_sub(start)) / 16 * 16;
-    if end == start || !(ts == 2 || ts == 4 || ts == 8 || ts >= 16) {
+    let Some(end) = super::shuffle::simd_span(ts, n, start, 16) else {
         return start;
-    }
+    };
     assert!(src.len() >= n * ts && dest.len() >= n * ts);
     let (s, d) = (src.as_ptr(), dest.as_mut_ptr());
     // SAFETY: SSE2 is part of the x86_64 baseline. `src` and `dest` hold at least `n * ts`
@@ -37,10 +36,9 @@ pub(crate) fn shuffle(ts: usize, n: usize, src: &[u8], dest: &mut [u8], start: u
 
 /// Unshuffles elements `start..` in steps of 16; returns the first element not processed.
 pub(crate) fn unshuffle(ts: usize, n: usize, src: &[u8], dest: &mut [u8], start: usize) -> usize {
-    let end = start + (n.saturating_sub(start)) / 16 * 16;
-    if end == start || !(ts == 2 || ts == 4 || ts == 8 || ts >= 16) {
+    let Some(end) = super::shuffle::simd_span(ts, n, start, 16) else {
         return start;
-    }
+    };
     assert!(src.len() >= n * ts && dest.len() >= n * ts);
     let (s, d) = (src.as_ptr(), dest.as_mut_ptr());
     // SAFETY: as in `shuffle`, with the roles of the two buffers swapped.
@@ -178,12 +176,9 @@ unsafe fn shuffle_tiled(
     start: usize,
     end: usize,
 ) {
-    let last = ts - 16;
     let mut i = start;
     while i < end {
-        let mut c = 0;
-        loop {
-            let col = c.min(last);
+        for col in super::shuffle::tile_columns(ts) {
             // SAFETY: element rows i..i+16 < n, columns col..col+16 <= ts, so every
             // 16-byte load and store stays within the n * ts bytes of each buffer.
             unsafe {
@@ -196,10 +191,6 @@ unsafe fn shuffle_tiled(
                     _mm_storeu_si128(dest.add((col + b) * n + i).cast(), *x);
                 }
             }
-            if col == last {
-                break;
-            }
-            c += 16;
         }
         i += 16;
     }
@@ -216,12 +207,9 @@ unsafe fn unshuffle_tiled(
     start: usize,
     end: usize,
 ) {
-    let last = ts - 16;
     let mut i = start;
     while i < end {
-        let mut c = 0;
-        loop {
-            let col = c.min(last);
+        for col in super::shuffle::tile_columns(ts) {
             // SAFETY: mirror image of `shuffle_tiled`; all offsets are below n * ts.
             unsafe {
                 let mut v = [_mm_setzero_si128(); 16];
@@ -235,10 +223,6 @@ unsafe fn unshuffle_tiled(
                     _mm_storeu_si128(dest.add((i + e) * ts + col).cast(), *x);
                 }
             }
-            if col == last {
-                break;
-            }
-            c += 16;
         }
         i += 16;
     }

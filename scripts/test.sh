@@ -8,6 +8,9 @@
 #   6. C programs in c_tests/ (ours, and the reference for differential ones)
 #   7. install into a temporary prefix; pkg-config and CMake consumers
 #   8. aarch64 cross build, unit tests (NEON kernels) under qemu-user
+#   9. ../shared/repro: one-behaviour C programs that print OK with the reference
+#  10. ../shared/interop chunk-interop and frame-interop: ours against the reference, side by
+#      side (divergences accepted only as listed, with reasons, in c_tests/interop-accepted.txt)
 # Ends with a line "suite: N passed, M failed".
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -28,6 +31,15 @@ step "abi" python3 c_tests/abi/check_abi.py --ref-include reference/blosc2/inclu
 step "c tests" c_tests/run.sh
 step "install" c_tests/install_test.sh
 step "aarch64 (qemu)" scripts/test-aarch64.sh
+shared=$(cd "$top/.." && pwd)/shared
+if [ -d "$shared/repro" ] && [ -d "$shared/interop" ]; then
+  step "repro" "$shared/repro/run.sh" target/release
+  step "chunk interop" env NO_BUILD=1 "$shared/interop/chunk-interop"
+  step "frame interop" env NO_BUILD=1 "$shared/interop/frame-interop"
+else
+  echo "=== missing $shared/repro or $shared/interop (the shared/ folder beside the project)"
+  fail=$((fail+1)); failed+=("shared checks")
+fi
 if [ $fail -ne 0 ]; then echo "failed steps: ${failed[*]}"; fi
 echo "suite: $pass passed, $fail failed"
 [ $fail -eq 0 ]

@@ -28,6 +28,9 @@ pub struct Compressor {
     pub nchunk: i64,
     /// Passed through to user codec/filter callbacks.
     pub call: FilterCallContext,
+    /// Block size of the last chunk written (0 before the first): what a context reports
+    /// as its block size once used. It does not feed the next chunk's choice.
+    pub last_blocksize: i32,
     workers: Workers,
 }
 
@@ -320,6 +323,7 @@ impl Compressor {
             prefilter: None,
             nchunk: -1,
             call: FilterCallContext::default(),
+            last_blocksize: 0,
             workers: Workers::default(),
         }
     }
@@ -386,6 +390,7 @@ impl Compressor {
 
     fn compress_impl(&mut self, src: &[u8], nbytes: usize, dest: &mut [u8], extended: bool) -> Result<usize> {
         let (codec, typesize, blocksize, filter_flags) = self.plan(nbytes, dest.len())?;
+        self.last_blocksize = blocksize as i32;
         let filter_flags = filter_flags as u8;
         let p = self.params.clone();
         let nblocks = nbytes.div_ceil(blocksize);

@@ -668,7 +668,10 @@ fn run_backward_stage(p: &PipelineParams<'_>, f: u8, meta: u8, src: &[u8], dst: 
         id if id <= 31 => Err(Error::FilterPipeline),
         id => {
             let uf = filter_registry::find(id).ok_or(Error::FilterPipeline)?;
-            let rc = uf.backward(src, dst, meta, p.call);
+            // User filters see the chunk's typesize, not the context's, as in the reference.
+            let mut call = p.call.clone();
+            call.codec.typesize = p.typesize as i32;
+            let rc = uf.backward(src, dst, meta, &call);
             if rc != 0 {
                 Err(Error::from_code(rc).unwrap_or(Error::FilterPipeline))
             } else {

@@ -44,7 +44,9 @@ static CODECS: RwLock<Vec<Arc<dyn UserCodec>>> = RwLock::new(Vec::new());
 #[derive(Debug, PartialEq, Eq)]
 pub enum RegisterError {
     Full,
-    Duplicate,
+    /// The id is taken; `same_name` tells whether by a codec of the same name (a repeated
+    /// registration, which the reference accepts) or by another one (refused).
+    Duplicate { same_name: bool },
 }
 
 pub fn register(codec: Arc<dyn UserCodec>) -> Result<(), RegisterError> {
@@ -52,8 +54,8 @@ pub fn register(codec: Arc<dyn UserCodec>) -> Result<(), RegisterError> {
     if v.len() >= 255 {
         return Err(RegisterError::Full);
     }
-    if v.iter().any(|c| c.id() == codec.id()) {
-        return Err(RegisterError::Duplicate);
+    if let Some(old) = v.iter().find(|c| c.id() == codec.id()) {
+        return Err(RegisterError::Duplicate { same_name: old.name() == codec.name() });
     }
     v.push(codec);
     Ok(())

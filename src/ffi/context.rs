@@ -233,13 +233,26 @@ fn schunk_typesize(schunk: *mut c_void) -> Option<i32> {
     (t > 0).then_some(t)
 }
 
-/// Whether a filter id can be used in a pipeline (built-in, or registered).
+/// Whether a context may be created with filter id `f` in its pipeline. As in the reference,
+/// undefined built-in ids and unassigned ids of the global plugin range are refused here,
+/// while the ids of the global plugins and the whole user range are accepted: an
+/// unregistered user filter fails later, when a chunk is compressed.
 fn filter_id_ok(f: u8) -> bool {
-    match f {
-        0..=4 => true,
-        5..=31 => false,
-        _ => crate::filters::registry::find(f).is_some() || super::registry::builtin_plugin_filter(f),
-    }
+    let f = f as c_int;
+    !((BLOSC_LAST_FILTER..=BLOSC2_DEFINED_FILTERS_STOP).contains(&f)
+        || (BLOSC_LAST_REGISTERED_FILTER + 1..=BLOSC2_GLOBAL_REGISTERED_FILTERS_STOP).contains(&f))
+}
+
+/// Whether a compression context may be created with `tuner_id`: the built-in tuner (0 or
+/// below means the default, which is it). No other tuner can be registered or loaded here,
+/// and the reference refuses a context whose tuner it cannot find.
+fn tuner_id_ok(id: c_int) -> bool {
+    id <= BLOSC_STUNE
+}
+
+/// Whether `blosc2_create_cctx` accepts these parameters (filter and tuner ids).
+pub fn cparams_acceptable(cp: &blosc2_cparams) -> bool {
+    cp.filters.iter().all(|&f| filter_id_ok(f)) && tuner_id_ok(cp.tuner_id)
 }
 
 #[no_mangle]
@@ -247,7 +260,7 @@ pub extern "C" fn blosc2_create_cctx(cparams: blosc2_cparams) -> *mut blosc2_con
     guard(std::ptr::null_mut(), || {
         let mut cp = cparams;
         env_cparams(&mut cp);
-        if !cp.filters.iter().all(|&f| filter_id_ok(f)) {
+        if !cparams_acceptable(&cp) {
             return std::ptr::null_mut();
         }
         if cp.nthreads <= 0 {
@@ -362,7 +375,9 @@ pub unsafe extern "C" fn blosc2_ctx_get_cparams(ctx: *mut blosc2_context, cparam
             cp.compcode = comp.params.compcode;
             cp.clevel = comp.params.clevel;
             cp.typesize = comp.params.typesize;
-            cp.blocksize = comp.params.blocksize;
+            // Once used, the block size the last chunk was written with, as the reference
+            // reports it.
+            cp.blocksize = if comp.last_blocksize > 0 { comp.last_blocksize } else { comp.params.blocksize };
         }
         // SAFETY: checked non-null, writable per contract.
         unsafe { *cparams = cp };

@@ -149,8 +149,9 @@ pub unsafe extern "C" fn blosc2_compname_to_compcode(compname: *const c_char) ->
         let Some(name) = (unsafe { cstr(compname) }) else { return -1 };
         match Codec::from_name(name) {
             Some(c) => c.code() as c_int,
-            None => super::registry::user_codec_by_name(name)
-                .or_else(|| super::registry::plugin_codec_by_name(name))
+            // The plugins are registered before any user codec, so their names win.
+            None => super::registry::plugin_codec_by_name(name)
+                .or_else(|| super::registry::user_codec_by_name(name))
                 .map(|id| id as c_int)
                 .unwrap_or(-1),
         }
@@ -181,7 +182,7 @@ pub unsafe extern "C" fn blosc2_get_complib_info(
                 };
                 (fmt as c_int, codecs::complib_name(fmt).unwrap_or("").to_string(), ver)
             }
-            None => match name.and_then(super::registry::user_codec_info) {
+            None => match name.and_then(super::registry::codec_info_by_name) {
                 Some((lib, libname)) => (lib as c_int, libname, "unknown".to_string()),
                 None => {
                     // The reference crashes here (strdup(NULL)); we report "not found".

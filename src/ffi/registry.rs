@@ -39,11 +39,6 @@ pub fn plugin_codec_by_name(name: &str) -> Option<u8> {
     PLUGIN_CODECS.iter().find(|p| p.1.to_str() == Ok(name)).map(|p| p.0)
 }
 
-/// Whether `id` is one of the reference's built-in plugin filters that we provide.
-pub fn builtin_plugin_filter(_id: u8) -> bool {
-    false
-}
-
 fn cparams_for(ctx: &CodecCallContext) -> blosc2_cparams {
     let mut cp = BLOSC2_CPARAMS_DEFAULTS;
     cp.compcode = ctx.compcode;
@@ -167,8 +162,10 @@ pub unsafe extern "C" fn blosc2_register_codec(codec: *mut blosc2_codec) -> c_in
         match codec_reg::register(Arc::new(cc)) {
             Ok(()) => 0,
             Err(codec_reg::RegisterError::Full) => Error::CodecSupport.code(),
-            // Registering an id again is accepted (the first registration stays), as in 3.3.
-            Err(codec_reg::RegisterError::Duplicate) => 0,
+            // The same codec again is accepted (the first registration stays); another codec
+            // under a taken id is refused, as in the reference.
+            Err(codec_reg::RegisterError::Duplicate { same_name: true }) => 0,
+            Err(codec_reg::RegisterError::Duplicate { same_name: false }) => Error::CodecParam.code(),
         }
     })
 }
@@ -195,8 +192,9 @@ pub unsafe extern "C" fn blosc2_register_filter(filter: *mut blosc2_filter) -> c
         match filter_reg::register(Arc::new(cf)) {
             Ok(()) => 0,
             Err(filter_reg::RegisterError::Full) => Error::CodecSupport.code(),
-            // Registering an id again is accepted (the first registration stays), as in 3.3.
-            Err(filter_reg::RegisterError::Duplicate) => 0,
+            // As for codecs, with the reference's code for filters.
+            Err(filter_reg::RegisterError::Duplicate { same_name: true }) => 0,
+            Err(filter_reg::RegisterError::Duplicate { same_name: false }) => Error::Failure.code(),
         }
     })
 }
@@ -219,7 +217,12 @@ pub fn user_codec_by_name(name: &str) -> Option<u8> {
     codec_reg::find_by_name(name).map(|c| c.id())
 }
 
-/// (complib code, library name) of a registered codec.
-pub fn user_codec_info(name: &str) -> Option<(u8, String)> {
+/// (complib code, library name) of a codec known by name beyond the built-in ones: the
+/// reference's plugin codecs (their id as complib code, as it registers them), then the
+/// user's.
+pub fn codec_info_by_name(name: &str) -> Option<(u8, String)> {
+    if let Some(id) = plugin_codec_by_name(name) {
+        return Some((id, name.to_string()));
+    }
     codec_reg::find_by_name(name).map(|c| (c.complib(), c.name().to_string()))
 }

@@ -401,6 +401,11 @@ fn new_impl(storage: *const blosc2_storage) -> Result<*mut blosc2_schunk> {
     if cp.nthreads <= 0 {
         cp.nthreads = 1;
     }
+    // The reference builds the super-chunk's compression context first and gives up when
+    // that fails (unknown tuner, undefined filter ids).
+    if !super::context::cparams_acceptable(&cp) {
+        return Err(Error::InvalidParam);
+    }
     let spec = StorageSpec { contiguous: st.contiguous, urlpath: url.as_ref().map(PathBuf::from) };
     if io.id as c_int != BLOSC2_IO_FILESYSTEM && url.is_some() {
         let (sc, release) = super::frame::new_with_io(&cp, &dp, &spec, &io)?;

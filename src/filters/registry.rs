@@ -29,7 +29,9 @@ static FILTERS: RwLock<Vec<Arc<dyn UserFilter>>> = RwLock::new(Vec::new());
 #[derive(Debug, PartialEq, Eq)]
 pub enum RegisterError {
     Full,
-    Duplicate,
+    /// The id is taken; `same_name` tells whether by a filter of the same name (a repeated
+    /// registration, which the reference accepts) or by another one (refused).
+    Duplicate { same_name: bool },
 }
 
 pub fn register(filter: Arc<dyn UserFilter>) -> Result<(), RegisterError> {
@@ -37,8 +39,8 @@ pub fn register(filter: Arc<dyn UserFilter>) -> Result<(), RegisterError> {
     if v.len() >= 255 {
         return Err(RegisterError::Full);
     }
-    if builtin(filter.id()).is_some() || v.iter().any(|f| f.id() == filter.id()) {
-        return Err(RegisterError::Duplicate);
+    if let Some(old) = builtin(filter.id()).or_else(|| v.iter().find(|f| f.id() == filter.id()).cloned()) {
+        return Err(RegisterError::Duplicate { same_name: old.name() == filter.name() });
     }
     v.push(filter);
     Ok(())

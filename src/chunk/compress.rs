@@ -289,6 +289,9 @@ fn compress_block(job: &Job<'_>, j: usize, tid: usize, out: &mut [u8], sc: &mut 
                 codecs::compress_stream(*c, job.clevel, stream, dst, cscratch, &dict)?
             }
             ChunkCodec::User(u) => {
+                if !u.available() {
+                    return Err(Error::CodecSupport);
+                }
                 let mut ctx = job.call.codec;
                 ctx.compcode_meta = job.compcode_meta;
                 let rc = u.encode(stream, dst, job.compcode_meta, &ctx);
@@ -615,6 +618,7 @@ impl Compressor {
                 let dst = &mut dest[pos..pos + maxout];
                 match &job.codec {
                     ChunkCodec::Builtin(c) => codecs::compress_stream(*c, job.clevel, data, dst, cscratch, &Dict::None)?,
+                    ChunkCodec::User(u) if !u.available() => return Err(Error::CodecSupport),
                     ChunkCodec::User(u) => u.encode(data, dst, job.compcode_meta, &call.codec).max(0) as usize,
                 }
             };

@@ -641,7 +641,7 @@ fn decode_stream(
     let format = view.header.compformat();
     if format == codecs::FORMAT_UDCODEC {
         let id = view.header.udcompcode;
-        let codec = codec_registry::find(id).ok_or(Error::CodecSupport)?;
+        let codec = codec_registry::find(id).filter(|c| c.available()).ok_or(Error::CodecSupport)?;
         let ctx = codec_registry::CodecCallContext {
             typesize: view.typesize as i32,
             compcode: id,

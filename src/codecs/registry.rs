@@ -11,6 +11,10 @@ pub trait UserCodec: Send + Sync {
     fn name(&self) -> &str;
     fn version(&self) -> u8;
     fn complib(&self) -> u8;
+    /// Whether the codec can run (a plugin registered without functions may fail to load).
+    fn available(&self) -> bool {
+        true
+    }
     /// Returns bytes written, 0 when it did not fit, negative on error.
     fn encode(&self, src: &[u8], dest: &mut [u8], meta: u8, ctx: &CodecCallContext) -> i32;
     /// Returns bytes written or a negative error.

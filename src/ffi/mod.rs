@@ -12,6 +12,7 @@ pub mod frame;
 pub mod global;
 pub mod registry;
 pub mod meta;
+pub mod plugin;
 pub mod schunk;
 pub mod urlpath;
 pub mod shuffle;

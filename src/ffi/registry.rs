@@ -2,19 +2,37 @@
 //! `blosc2_register_filter`), wrapping the C callbacks in the core's traits.
 
 use std::ffi::CString;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use libc::{c_char, c_int, c_void};
 
 use super::abi::*;
 use super::boundary::{cstr, guard, PANIC_CODE};
+use super::plugin::Plugin;
 use crate::codecs::registry::{self as codec_reg, CodecCallContext, UserCodec};
 use crate::error::Error;
 use crate::filters::registry::{self as filter_reg, CallContext, UserFilter};
 
-/// Plugins the reference registers itself at init (ids in the 32..159 range). None are
-/// built into this library yet; their ids are reserved so users cannot take them.
-pub fn register_builtin_plugins() {}
+/// Plugins the reference registers itself at init (ids in the 32..159 range): the codecs
+/// it only knows by name are registered without functions, so that their plugin library is
+/// looked up at first use, as there. (NDLZ and ZFP are not built into this library yet.)
+pub fn register_builtin_plugins() {
+    for &(id, name) in PLUGIN_CODECS.iter().filter(|p| LOADABLE_PLUGIN_CODECS.contains(&p.0)) {
+        let cc = CCodec {
+            id,
+            name: name.to_owned(),
+            complib: id,
+            version: 1,
+            given: CodecFns { encoder: None, decoder: None },
+            loaded: OnceLock::new(),
+        };
+        // A repeated init finds them registered already.
+        let _ = codec_reg::register(Arc::new(cc));
+    }
+}
+
+/// Ids of the plugin codecs the reference resolves by name at first use.
+const LOADABLE_PLUGIN_CODECS: [u8; 5] = [36, 37, 38, 39, 40];
 
 /// The codec plugins the reference knows by id and name (some are loaded on demand there).
 /// Their names are reported like the reference reports them; compressing with one that is
@@ -69,13 +87,51 @@ struct CCodec {
     name: CString,
     complib: u8,
     version: u8,
-    encoder: blosc2_codec_encoder_cb,
-    decoder: blosc2_codec_decoder_cb,
+    /// The functions given at registration; when either is missing, both come from the
+    /// plugin library of the codec's name, loaded at first use.
+    given: CodecFns,
+    loaded: OnceLock<CodecFns>,
 }
 // SAFETY: only plain function pointers and owned data; the callbacks are called from worker
 // threads exactly as the reference calls them.
 unsafe impl Send for CCodec {}
 unsafe impl Sync for CCodec {}
+
+#[derive(Clone, Copy)]
+struct CodecFns {
+    encoder: blosc2_codec_encoder_cb,
+    decoder: blosc2_codec_decoder_cb,
+}
+
+impl CCodec {
+    fn fns(&self) -> CodecFns {
+        if self.given.encoder.is_some() && self.given.decoder.is_some() {
+            return self.given;
+        }
+        *self.loaded.get_or_init(|| load_codec(self.name.to_str().unwrap_or("")).unwrap_or(self.given))
+    }
+}
+
+/// The encoder and decoder of the codec plugin `name` (see [`super::plugin`]).
+fn load_codec(name: &str) -> Option<CodecFns> {
+    let lib = Plugin::load(name)?;
+    let info = lib.symbol(c"info") as *const codec_info;
+    if info.is_null() {
+        return None;
+    }
+    // SAFETY: a codec plugin's `info` is a `codec_info` of two C strings (or NULLs).
+    let (enc, dec) = unsafe { (lib.symbol_named_by((*info).encoder), lib.symbol_named_by((*info).decoder)) };
+    if enc.is_null() || dec.is_null() {
+        return None;
+    }
+    // SAFETY: the plugin contract: these symbols are functions with the codec signatures.
+    unsafe {
+        Some(CodecFns {
+            encoder: std::mem::transmute::<*mut c_void, blosc2_codec_encoder_cb>(enc),
+            decoder: std::mem::transmute::<*mut c_void, blosc2_codec_decoder_cb>(dec),
+        })
+    }
+}
 
 impl UserCodec for CCodec {
     fn id(&self) -> u8 {
@@ -90,14 +146,18 @@ impl UserCodec for CCodec {
     fn complib(&self) -> u8 {
         self.complib
     }
+    fn available(&self) -> bool {
+        let f = self.fns();
+        f.encoder.is_some() && f.decoder.is_some()
+    }
     fn encode(&self, src: &[u8], dest: &mut [u8], meta: u8, ctx: &CodecCallContext) -> i32 {
-        let Some(f) = self.encoder else { return Error::CodecSupport.code() };
+        let Some(f) = self.fns().encoder else { return Error::CodecSupport.code() };
         let mut cp = cparams_for(ctx);
         // SAFETY: buffers valid for the lengths passed; cp lives across the call.
         unsafe { f(src.as_ptr(), src.len() as i32, dest.as_mut_ptr(), dest.len() as i32, meta, &mut cp, std::ptr::null()) }
     }
     fn decode(&self, src: &[u8], dest: &mut [u8], meta: u8, ctx: &CodecCallContext) -> i32 {
-        let Some(f) = self.decoder else { return Error::CodecSupport.code() };
+        let Some(f) = self.fns().decoder else { return Error::CodecSupport.code() };
         let mut dp = dparams_for(ctx);
         // SAFETY: as for encode.
         unsafe { f(src.as_ptr(), src.len() as i32, dest.as_mut_ptr(), dest.len() as i32, meta, &mut dp, std::ptr::null()) }
@@ -108,12 +168,49 @@ struct CFilter {
     id: u8,
     name: CString,
     version: u8,
-    forward: blosc2_filter_forward_cb,
-    backward: blosc2_filter_backward_cb,
+    /// As for codecs: given functions, or the plugin's, loaded at first use.
+    given: FilterFns,
+    loaded: OnceLock<FilterFns>,
 }
 // SAFETY: as for CCodec.
 unsafe impl Send for CFilter {}
 unsafe impl Sync for CFilter {}
+
+#[derive(Clone, Copy)]
+struct FilterFns {
+    forward: blosc2_filter_forward_cb,
+    backward: blosc2_filter_backward_cb,
+}
+
+impl CFilter {
+    fn fns(&self) -> FilterFns {
+        if self.given.forward.is_some() && self.given.backward.is_some() {
+            return self.given;
+        }
+        *self.loaded.get_or_init(|| load_filter(self.name.to_str().unwrap_or("")).unwrap_or(self.given))
+    }
+}
+
+/// The forward and backward functions of the filter plugin `name`.
+fn load_filter(name: &str) -> Option<FilterFns> {
+    let lib = Plugin::load(name)?;
+    let info = lib.symbol(c"info") as *const filter_info;
+    if info.is_null() {
+        return None;
+    }
+    // SAFETY: a filter plugin's `info` is a `filter_info` of two C strings (or NULLs).
+    let (fwd, bwd) = unsafe { (lib.symbol_named_by((*info).forward), lib.symbol_named_by((*info).backward)) };
+    if fwd.is_null() || bwd.is_null() {
+        return None;
+    }
+    // SAFETY: the plugin contract: these symbols are functions with the filter signatures.
+    unsafe {
+        Some(FilterFns {
+            forward: std::mem::transmute::<*mut c_void, blosc2_filter_forward_cb>(fwd),
+            backward: std::mem::transmute::<*mut c_void, blosc2_filter_backward_cb>(bwd),
+        })
+    }
+}
 
 impl UserFilter for CFilter {
     fn id(&self) -> u8 {
@@ -126,13 +223,13 @@ impl UserFilter for CFilter {
         self.version
     }
     fn forward(&self, src: &[u8], dest: &mut [u8], meta: u8, ctx: &CallContext) -> i32 {
-        let Some(f) = self.forward else { return Error::FilterPipeline.code() };
+        let Some(f) = self.fns().forward else { return Error::FilterPipeline.code() };
         let mut cp = cparams_for(&ctx.codec);
         // SAFETY: src/dest valid for src.len() bytes (same length by construction).
         unsafe { f(src.as_ptr(), dest.as_mut_ptr(), src.len() as i32, meta, &mut cp, self.id) }
     }
     fn backward(&self, src: &[u8], dest: &mut [u8], meta: u8, ctx: &CallContext) -> i32 {
-        let Some(f) = self.backward else { return Error::FilterPipeline.code() };
+        let Some(f) = self.fns().backward else { return Error::FilterPipeline.code() };
         let mut dp = dparams_for(&ctx.codec);
         // SAFETY: as for forward.
         unsafe { f(src.as_ptr(), dest.as_mut_ptr(), src.len() as i32, meta, &mut dp, self.id) }
@@ -156,8 +253,8 @@ pub unsafe extern "C" fn blosc2_register_codec(codec: *mut blosc2_codec) -> c_in
             name: CString::new(name).unwrap_or_default(),
             complib: c.complib,
             version: c.version,
-            encoder: c.encoder,
-            decoder: c.decoder,
+            given: CodecFns { encoder: c.encoder, decoder: c.decoder },
+            loaded: OnceLock::new(),
         };
         match codec_reg::register(Arc::new(cc)) {
             Ok(()) => 0,
@@ -186,8 +283,8 @@ pub unsafe extern "C" fn blosc2_register_filter(filter: *mut blosc2_filter) -> c
             id: f.id,
             name: CString::new(name).unwrap_or_default(),
             version: f.version,
-            forward: f.forward,
-            backward: f.backward,
+            given: FilterFns { forward: f.forward, backward: f.backward },
+            loaded: OnceLock::new(),
         };
         match filter_reg::register(Arc::new(cf)) {
             Ok(()) => 0,

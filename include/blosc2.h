@@ -1624,6 +1624,25 @@ typedef struct blosc2_filter {
 } blosc2_filter;
 
 /**
+ * A tuner: callbacks that pick block sizes and compression parameters on the fly.
+ */
+typedef struct blosc2_tuner {
+  int (*init)(void *config, blosc2_context *cctx, blosc2_context *dctx);
+  int (*next_blocksize)(blosc2_context *context);
+  int (*next_cparams)(blosc2_context *context);
+  int (*update)(blosc2_context *context, double ctime);
+  int (*free)(blosc2_context *context);
+  /**
+   * Tuner id.
+   */
+  int id;
+  /**
+   * Tuner name.
+   */
+  char *name;
+} blosc2_tuner;
+
+/**
  * Per-block measurements stored instead of data when `instr_codec` is set.
  */
 typedef struct blosc2_instr {
@@ -1644,25 +1663,6 @@ typedef struct blosc2_instr {
    */
   uint8_t flags[4];
 } blosc2_instr;
-
-/**
- * A tuner: callbacks that pick block sizes and compression parameters on the fly.
- */
-typedef struct blosc2_tuner {
-  int (*init)(void *config, blosc2_context *cctx, blosc2_context *dctx);
-  int (*next_blocksize)(blosc2_context *context);
-  int (*next_cparams)(blosc2_context *context);
-  int (*update)(blosc2_context *context, double ctime);
-  int (*free)(blosc2_context *context);
-  /**
-   * Tuner id.
-   */
-  int id;
-  /**
-   * Tuner name.
-   */
-  char *name;
-} blosc2_tuner;
 
 /**
  * # Safety
@@ -2515,6 +2515,16 @@ int32_t blosc2_bitunshuffle(int32_t typesize,
                             int32_t blocksize,
                             const void *src,
                             void *dest);
+
+/**
+ * Register a tuner. Ids below `BLOSC2_USER_REGISTERED_TUNER_START` are refused with
+ * `BLOSC2_ERROR_FAILURE`, as is an id taken under another name; the same tuner again is
+ * accepted.
+ *
+ * # Safety
+ * `tuner` must be null or point to a valid `blosc2_tuner` whose `name` is a C string.
+ */
+BLOSC_EXPORT int blosc2_register_tuner(struct blosc2_tuner *tuner);
 
 /**
  * Remove a directory and its content; `BLOSC2_ERROR_NOT_FOUND` if it does not exist.

@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 
 use super::blocksize::{compute_blocksize, split_block};
 use super::header::*;
-use super::hooks::{BlockInfo, Prefilter};
+use super::hooks::{BlockInfo, Prefilter, Tuner};
 use super::params::CompressParams;
 use super::pipeline::{self, PipelineParams, Slot};
 use super::workers::{Scratch, Workers};
@@ -24,6 +24,8 @@ pub const MIN_USEFUL_DICT: usize = 256;
 pub struct Compressor {
     pub params: CompressParams,
     pub prefilter: Option<Arc<dyn Prefilter>>,
+    /// A user tuner's hooks, run around every chunk.
+    pub tuner: Option<Arc<dyn Tuner>>,
     /// Chunk number reported to prefilters (-1 when not in a super-chunk).
     pub nchunk: i64,
     /// Passed through to user codec/filter callbacks.
@@ -324,6 +326,7 @@ impl Compressor {
         Compressor {
             params,
             prefilter: None,
+            tuner: None,
             nchunk: -1,
             call: FilterCallContext::default(),
             last_blocksize: 0,
@@ -392,6 +395,24 @@ impl Compressor {
     }
 
     fn compress_impl(&mut self, src: &[u8], nbytes: usize, dest: &mut [u8], extended: bool) -> Result<usize> {
+        self.tuned(|c| c.compress_chunk(src, nbytes, dest, extended))
+    }
+
+    /// Run `write` (one chunk) between the tuner's hooks, when there is a tuner.
+    fn tuned(&mut self, write: impl FnOnce(&mut Self) -> Result<usize>) -> Result<usize> {
+        let Some(tuner) = self.tuner.clone() else { return write(self) };
+        let started = std::time::Instant::now();
+        if tuner.before_chunk() < 0 {
+            return Err(Error::Tuner);
+        }
+        let n = write(self)?;
+        if tuner.after_chunk(started.elapsed().as_secs_f64()) < 0 {
+            return Err(Error::Tuner);
+        }
+        Ok(n)
+    }
+
+    fn compress_chunk(&mut self, src: &[u8], nbytes: usize, dest: &mut [u8], extended: bool) -> Result<usize> {
         let (codec, typesize, blocksize, filter_flags) = self.plan(nbytes, dest.len())?;
         self.last_blocksize = blocksize as i32;
         let filter_flags = filter_flags as u8;
@@ -535,6 +556,10 @@ impl Compressor {
     /// size field holds the block's uncompressed length; `blocksize` in the header holds the
     /// number of blocks. Returns 0 when the chunk does not fit in `dest`.
     pub fn vl_compress(&mut self, blocks: &[&[u8]], dest: &mut [u8]) -> Result<usize> {
+        self.tuned(|c| c.vl_compress_chunk(blocks, dest))
+    }
+
+    fn vl_compress_chunk(&mut self, blocks: &[&[u8]], dest: &mut [u8]) -> Result<usize> {
         if blocks.is_empty() || blocks.iter().any(|b| b.is_empty()) {
             return Err(Error::InvalidParam);
         }

@@ -27,3 +27,12 @@ pub trait Postfilter: Send + Sync {
     /// `input` is the decoded block; `output` the block's place in the destination.
     fn apply(&self, info: &BlockInfo, input: &[u8], output: &mut [u8]) -> i32;
 }
+
+/// A tuner's hooks around each chunk a compressor writes (`blosc2_register_tuner`). They
+/// observe the compression; the block size and parameters stay those of the compressor.
+pub trait Tuner: Send + Sync {
+    /// Before a chunk is compressed. A negative return fails the compression.
+    fn before_chunk(&self) -> i32;
+    /// After a chunk was written, with the seconds it took. A negative return fails the call.
+    fn after_chunk(&self, seconds: f64) -> i32;
+}

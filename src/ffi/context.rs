@@ -34,6 +34,8 @@ pub struct Context {
     postparams: Option<Box<blosc2_postfilter_params>>,
     /// A decompressor for getitem calls made on a compression context.
     side: Option<Decompressor>,
+    /// The user tuner started for this (compression) context, if any.
+    tuner: Option<Arc<super::tuner::TunerHooks>>,
 }
 
 /// Raw pointers carried into worker threads; only handed back to C callbacks.
@@ -243,16 +245,9 @@ fn filter_id_ok(f: u8) -> bool {
         || (BLOSC_LAST_REGISTERED_FILTER + 1..=BLOSC2_GLOBAL_REGISTERED_FILTERS_STOP).contains(&f))
 }
 
-/// Whether a compression context may be created with `tuner_id`: the built-in tuner (0 or
-/// below means the default, which is it). No other tuner can be registered or loaded here,
-/// and the reference refuses a context whose tuner it cannot find.
-fn tuner_id_ok(id: c_int) -> bool {
-    id <= BLOSC_STUNE
-}
-
-/// Whether `blosc2_create_cctx` accepts these parameters (filter and tuner ids).
+/// Whether `blosc2_create_cctx` accepts these filter ids.
 pub fn cparams_acceptable(cp: &blosc2_cparams) -> bool {
-    cp.filters.iter().all(|&f| filter_id_ok(f)) && tuner_id_ok(cp.tuner_id)
+    cp.filters.iter().all(|&f| filter_id_ok(f))
 }
 
 #[no_mangle]
@@ -284,8 +279,21 @@ pub extern "C" fn blosc2_create_cctx(cparams: blosc2_cparams) -> *mut blosc2_con
             preparams,
             postparams: None,
             side: None,
+            tuner: None,
         });
         let self_ptr = &mut *ctx as *mut Context as *mut c_void;
+        // The tuner's init sees the new context; a tuner that cannot be found, loaded or
+        // started refuses the context, as in the reference.
+        match super::tuner::start(cp.tuner_id, cp.tuner_params, self_ptr as *mut blosc2_context) {
+            Ok(Some(hooks)) => {
+                if let Engine::Compress(c) = &mut ctx.engine {
+                    c.tuner = Some(hooks.clone());
+                }
+                ctx.tuner = Some(hooks);
+            }
+            Ok(None) => {}
+            Err(_) => return std::ptr::null_mut(),
+        }
         if let (Some(f), Some(pp)) = (cp.prefilter, ctx.preparams.as_deref()) {
             let pf = CPrefilter { f, template: *pp, ctx: SendPtr(self_ptr), tmp: ThreadTmp::new() };
             if let Engine::Compress(c) = &mut ctx.engine {
@@ -328,6 +336,7 @@ pub extern "C" fn blosc2_create_dctx(dparams: blosc2_dparams) -> *mut blosc2_con
             preparams: None,
             postparams,
             side: None,
+            tuner: None,
         });
         let self_ptr = &mut *ctx as *mut Context as *mut c_void;
         if let (Some(f), Some(pp)) = (dp.postfilter, ctx.postparams.as_deref()) {
@@ -349,7 +358,11 @@ pub unsafe extern "C" fn blosc2_free_ctx(context: *mut blosc2_context) {
     guard((), || {
         if !context.is_null() {
             // SAFETY: created by Box::into_raw in create_*ctx, freed once.
-            drop(unsafe { Box::from_raw(context as *mut Context) });
+            let ctx = unsafe { Box::from_raw(context as *mut Context) };
+            if let Some(t) = &ctx.tuner {
+                t.release();
+            }
+            drop(ctx);
         }
     })
 }

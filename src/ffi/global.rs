@@ -56,6 +56,7 @@ pub fn global_contexts() -> &'static Mutex<GlobalContexts> {
 pub fn ensure_init() {
     if !GLOBALS.initialized.swap(true, Ordering::AcqRel) {
         super::registry::register_builtin_plugins();
+        super::tuner::register_builtin_tuners();
     }
 }
 

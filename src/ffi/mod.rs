@@ -17,3 +17,4 @@ pub mod schunk;
 pub mod urlpath;
 pub mod shuffle;
 pub mod stdio;
+pub mod tuner;

@@ -331,12 +331,22 @@ pub fn register(
     dparams.schunk = public as *mut c_void;
     let cctx = blosc2_create_cctx(cparams);
     let dctx = blosc2_create_dctx(dparams);
+    if cctx.is_null() || dctx.is_null() {
+        // SAFETY: each is NULL or a context just created here.
+        unsafe {
+            blosc2_free_ctx(cctx);
+            blosc2_free_ctx(dctx);
+        }
+        c_free(public);
+        return Err(Error::InvalidParam);
+    }
     // Callbacks set in the parameters (prefilter, postfilter) run through the super-chunk's
     // own engines, with the public contexts as their `ctx`.
     // SAFETY: freshly created contexts (or NULL).
     if let Some(c) = unsafe { ctx_mut(cctx) } {
         if let Engine::Compress(comp) = &c.engine {
             sc.compressor().prefilter = comp.prefilter.clone();
+            sc.compressor().tuner = comp.tuner.clone();
             sc.set_compress_call(comp.call.clone());
         }
     }
@@ -400,6 +410,11 @@ fn new_impl(storage: *const blosc2_storage) -> Result<*mut blosc2_schunk> {
     let url = unsafe { cstr(st.urlpath) }.map(str::to_owned);
     if cp.nthreads <= 0 {
         cp.nthreads = 1;
+    }
+    // BTUNE_TRADEOFF (any value) asks for the BTune tuner, as in the reference; without its
+    // plugin installed, creating the super-chunk then fails.
+    if super::env::var("BTUNE_TRADEOFF").is_some() {
+        cp.tuner_id = BLOSC_BTUNE;
     }
     // The reference builds the super-chunk's compression context first and gives up when
     // that fails (unknown tuner, undefined filter ids).

@@ -1,7 +1,12 @@
 /* Compression benchmark, compiled once against the public headers and run with either
  * libblosc2 on LD_LIBRARY_PATH (ours or the reference). Prints one line per configuration:
  *   dataset codec filter clevel nthreads nbytes cbytes cspeed_GBps dspeed_GBps
- * plus a memcpy line (the ceiling). Usage: bench [seconds_per_measure] [rainfall.bin]
+ * plus a memcpy line (the ceiling). Usage: bench [seconds_per_measure] [rainfall.bin] [codec]
+ *
+ * b2nd mode: bench b2nd [seconds_per_measure] [workdir] times b2nd_get_slice_cbuffer and
+ * b2nd_set_slice_cbuffer on 2-D and 3-D arrays (a small slice inside one block, one whole
+ * chunk, a chunk-sized slice across chunk edges) in memory and in a frame file:
+ *   b2nd array storage slice op nbytes seconds_per_call GBps
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,6 +14,7 @@
 #include <math.h>
 #include <time.h>
 #include "blosc2.h"
+#include "b2nd.h"
 
 static double now(void) {
   struct timespec t;
@@ -40,7 +46,96 @@ static int do_c(void *a) { job *j = a; return blosc2_compress_ctx(j->ctx, j->src
 static int do_d(void *a) { job *j = a; return blosc2_decompress_ctx(j->ctx, j->src, j->n, j->dst, j->dn); }
 static int do_m(void *a) { job *j = a; memcpy(j->dst, j->src, j->n); return j->n; }
 
+typedef struct {
+  b2nd_array_t *a;
+  int64_t start[3], stop[3], shape[3];
+  void *buf;
+  int64_t bufsize;
+} slice_job;
+static int do_get(void *p) {
+  slice_job *j = p;
+  return b2nd_get_slice_cbuffer(j->a, j->start, j->stop, j->buf, j->shape, j->bufsize);
+}
+static int do_set(void *p) {
+  slice_job *j = p;
+  return b2nd_set_slice_cbuffer(j->buf, j->shape, j->bufsize, j->start, j->stop, j->a);
+}
+
+/* One array (2-D float64 or 3-D float32, smooth data), in memory or in a frame file. */
+static int bench_b2nd(double budget, const char *dir) {
+  struct { const char *name; int8_t ndim; int64_t shape[3]; int32_t chunk[3], block[3]; int32_t typesize; } arrays[] = {
+    {"2d-f64", 2, {1536, 1536, 1}, {256, 256, 1}, {32, 32, 1}, 8},
+    {"3d-f32", 3, {160, 160, 160}, {48, 48, 48}, {12, 12, 12}, 4},
+  };
+  for (int a = 0; a < 2; a++) {
+    int8_t nd = arrays[a].ndim;
+    int64_t nitems = 1;
+    for (int i = 0; i < nd; i++) nitems *= arrays[a].shape[i];
+    int32_t ts = arrays[a].typesize;
+    unsigned char *data = malloc(nitems * ts);
+    for (int64_t i = 0; i < nitems; i++) {
+      double v = sin(i * 1e-4) * 1000.0;
+      if (ts == 8) ((double *)data)[i] = v; else ((float *)data)[i] = (float)v;
+    }
+    for (int st = 0; st < 2; st++) {
+      char path[4096];
+      snprintf(path, sizeof path, "%s/bench-%s.b2nd", dir, arrays[a].name);
+      remove(path);
+      blosc2_cparams cp = BLOSC2_CPARAMS_DEFAULTS;
+      cp.compcode = BLOSC_LZ4; cp.clevel = 5; cp.typesize = ts; cp.nthreads = 1;
+      blosc2_dparams dp = BLOSC2_DPARAMS_DEFAULTS;
+      dp.nthreads = 1;
+      blosc2_storage storage = {.contiguous = true, .urlpath = st ? path : NULL, .cparams = &cp, .dparams = &dp};
+      b2nd_context_t *ctx = b2nd_create_ctx(&storage, nd, arrays[a].shape, arrays[a].chunk, arrays[a].block,
+                                            ts == 8 ? "<f8" : "<f4", DTYPE_NUMPY_FORMAT, NULL, 0);
+      b2nd_array_t *arr = NULL;
+      if (ctx == NULL || b2nd_from_cbuffer(ctx, &arr, data, nitems * ts) < 0) {
+        fprintf(stderr, "error: cannot create %s\n", arrays[a].name);
+        return 1;
+      }
+      /* small: 8 items a side inside one block; chunk: the second chunk along each axis;
+         across: a chunk-sized slice centred on a chunk corner. */
+      const char *kinds[] = {"small", "chunk", "across"};
+      for (int k = 0; k < 3; k++) {
+        slice_job j = {arr, {0}, {0}, {0}, NULL, ts};
+        for (int i = 0; i < nd; i++) {
+          int64_t c = arrays[a].chunk[i], b = arrays[a].block[i];
+          int64_t start = k == 0 ? c + b + 2 : k == 1 ? c : c + c / 2;
+          int64_t len = k == 0 ? 8 : c;
+          j.start[i] = start; j.stop[i] = start + len; j.shape[i] = len;
+          j.bufsize *= len;
+        }
+        j.buf = malloc(j.bufsize);
+        const char *ops[] = {"get", "set"};
+        for (int o = 0; o < 2; o++) {
+          int rc;
+          double t = measure(budget, o ? do_set : do_get, &j, &rc);
+          if (rc < 0) {
+            fprintf(stderr, "error: %s %s %s %s: %d\n", arrays[a].name, st ? "file" : "memory", kinds[k], ops[o], rc);
+            return 1;
+          }
+          printf("b2nd %s %s %s %s %lld %.9f %.3f\n", arrays[a].name, st ? "file" : "memory", kinds[k], ops[o],
+                 (long long)j.bufsize, t, j.bufsize / t / 1e9);
+          fflush(stdout);
+        }
+        free(j.buf);
+      }
+      b2nd_free(arr);
+      b2nd_free_ctx(ctx);
+      remove(path);
+    }
+    free(data);
+  }
+  return 0;
+}
+
 int main(int argc, char **argv) {
+  if (argc > 1 && strcmp(argv[1], "b2nd") == 0) {
+    blosc2_init();
+    int rc = bench_b2nd(argc > 2 ? atof(argv[2]) : 0.15, argc > 3 ? argv[3] : ".");
+    blosc2_destroy();
+    return rc;
+  }
   double budget = argc > 1 ? atof(argv[1]) : 0.15;
   const char *rain = argc > 2 ? argv[2] : NULL;
   /* Optional: run one codec only (so a script can alternate libraries codec by codec). */

@@ -6,6 +6,37 @@ merged by taking each configuration's best speed (runs alternate between the lib
 load from other processes hits both alike)."""
 import math, sys
 
+def b2nd_table(ours_arg, ref_arg):
+    """compare.py --b2nd OURS[,..] REF[,..]: the b2nd slice benchmark (best time per row)."""
+    def load_b2nd(arg):
+        rows = {}
+        for p in arg.split(","):
+            for line in open(p):
+                f = line.split()
+                if len(f) != 8 or f[0] != "b2nd":
+                    continue
+                k, t = tuple(f[1:5]), float(f[6])
+                rows[k] = (int(f[5]), min(t, rows[k][1]) if k in rows else t)
+        return rows
+    ours, ref = load_b2nd(ours_arg), load_b2nd(ref_arg)
+    print("| array | storage | slice | op | bytes | us/call ours | us/call ref | x (ref time / ours) |")
+    print("|---|---|---|---|---|---|---|---|")
+    xs = []
+    for k in ours:
+        if k not in ref:
+            continue
+        x = ref[k][1] / ours[k][1]
+        xs.append((x, k))
+        print(f"| {' | '.join(k)} | {ours[k][0]} | {ours[k][1]*1e6:.1f} | {ref[k][1]*1e6:.1f} | {x:.2f} |")
+    if xs:
+        g = math.exp(sum(math.log(x) for x, _ in xs) / len(xs))
+        print(f"\ngeometric mean speed ratio ours/reference: {g:.3f}x over {len(xs)} configurations; "
+              f"slowest: " + "; ".join(f"{' '.join(k)} {x:.2f}x" for x, k in sorted(xs)[:3]))
+
+if len(sys.argv) > 1 and sys.argv[1] == "--b2nd":
+    b2nd_table(sys.argv[2], sys.argv[3])
+    sys.exit(0)
+
 def load(p):
     rows = {}
     for line in open(p):

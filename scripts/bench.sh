@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Build bench/bench.c once against include/ and run it with our library and with the reference
-# (LD_LIBRARY_PATH swap) in the same session; print the comparison table.
+# (LD_LIBRARY_PATH swap) in the same session; print the comparison tables (codecs, then b2nd
+# slices).
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
@@ -32,3 +33,20 @@ for i in $(seq 1 "$runs"); do
 done
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
 python3 bench/compare.py "$(IFS=,; echo "${ours[*]}")" "$(IFS=,; echo "${refs[*]}")"
+
+# b2nd slices (get/set, 2-D and 3-D, memory and file), alternating the libraries likewise.
+bo=(); br=()
+mkdir -p target/bench/b2nd-ours target/bench/b2nd-ref
+for i in $(seq 1 "$runs"); do
+  o=target/bench/b2nd-ours$i.txt r=target/bench/b2nd-ref$i.txt
+  if [ $((i % 2)) -eq 1 ]; then
+    LD_LIBRARY_PATH=target/release target/bench/bench b2nd "$budget" target/bench/b2nd-ours > "$o"
+    LD_LIBRARY_PATH=reference/blosc2/lib target/bench/bench b2nd "$budget" target/bench/b2nd-ref > "$r"
+  else
+    LD_LIBRARY_PATH=reference/blosc2/lib target/bench/bench b2nd "$budget" target/bench/b2nd-ref > "$r"
+    LD_LIBRARY_PATH=target/release target/bench/bench b2nd "$budget" target/bench/b2nd-ours > "$o"
+  fi
+  bo+=("$o"); br+=("$r")
+done
+echo
+python3 bench/compare.py --b2nd "$(IFS=,; echo "${bo[*]}")" "$(IFS=,; echo "${br[*]}")"

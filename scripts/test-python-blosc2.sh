@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# python-blosc2 4.14.1, the main client of this library, built from its source distribution
+# against this library (installed into build/py-prefix), then its own test suite run with our
+# libblosc2.so.9 (../shared/clients/python-blosc2/ has the build and run scripts).
+#
+#   scripts/test-python-blosc2.sh              the subset the test suite runs (SUBSET below); it
+#                                              must reach every libblosc2 function the extension
+#                                              imports, which the run checks (see below)
+#   scripts/test-python-blosc2.sh --full       the whole suite (about 10,500 tests, 10+ minutes)
+#   scripts/test-python-blosc2.sh -- ARGS...   pytest with your own arguments
+#   REF=1 scripts/test-python-blosc2.sh ...    the same tests with the reference library
+#
+# The subset run proves its reach: Python is made to load the extension with lazy binding
+# (a sitecustomize in the venv), the dynamic loader logs each libblosc2 symbol the extension
+# binds on its first call (LD_DEBUG=bindings), and every function the extension imports must
+# appear there.
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+clients=$(cd "$top/.." && pwd)/shared/clients/python-blosc2
+prefix=$top/build/py-prefix
+work=$top/build/pyb2
+
+# The test files of the subset: together they call every libblosc2 function the extension
+# imports (measured per file with the reference; see README, "python-blosc2").
+SUBSET=(
+  tests/test_schunk.py
+)
+
+mode=subset
+args=()
+case "${1:-}" in
+  --full) mode=full; shift ;;
+  --) mode=custom; shift; args=("$@") ;;
+  "") ;;
+  *) echo "usage: $0 [--full | -- PYTEST_ARGS...]" >&2; exit 2 ;;
+esac
+
+make -s install PREFIX="$prefix" >/dev/null
+# Build once per header set: the extension links libblosc2.so.9 dynamically, so only a header
+# change needs a rebuild (build.sh also checks that it loads the library of $prefix).
+stamp=$(cat include/*.h include/blosc2/*.h | sha256sum | cut -c1-16)
+if [ "$(cat "$work/.stamp" 2>/dev/null)" != "$stamp" ] || [ ! -x "$work/venv/bin/python" ]; then
+  rm -rf "$work"
+  "$clients/build.sh" "$prefix" "$work"
+  echo "$stamp" > "$work/.stamp"
+fi
+lib=$prefix/lib
+[ -n "${REF:-}" ] && lib=$top/reference/blosc2/lib
+
+case $mode in
+  full) exec "$clients/run-tests.sh" "$work" "$lib" -n 2 ;;
+  custom) exec "$clients/run-tests.sh" "$work" "$lib" "${args[@]}" ;;
+esac
+
+ext=$(ls "$work"/venv/lib/python3*/site-packages/blosc2/blosc2_ext*.so)
+site=$(dirname "$(dirname "$ext")")
+logs=$(mktemp -d)
+trap 'rm -rf "$logs" "$site/sitecustomize.py"' EXIT
+printf 'import os, sys\nsys.setdlopenflags(os.RTLD_LAZY)\n' > "$site/sitecustomize.py"
+rc=0
+LD_DEBUG=bindings LD_DEBUG_OUTPUT="$logs/ld" "$clients/run-tests.sh" "$work" "$lib" -n 2 "${SUBSET[@]}" || rc=$?
+nm -D "$ext" | awk '$1 == "U" && $2 ~ /^(blosc|b2nd)/ {print $2}' | sort -u > "$logs/imported"
+cat "$logs"/ld.* | grep -F "$(basename "$ext")" | grep -F libblosc2.so.9 |
+  sed -n "s/.*symbol \`\([A-Za-z0-9_]*\)'.*/\1/p" | sort -u > "$logs/reached"
+missing=$(comm -23 "$logs/imported" "$logs/reached" | tr '\n' ' ')
+echo "python-blosc2 subset: reached $(comm -12 "$logs/imported" "$logs/reached" | wc -l) of $(wc -l < "$logs/imported") imported libblosc2 functions"
+if [ -n "$missing" ]; then
+  echo "not reached by the subset: $missing"
+  rc=1
+fi
+exit $rc

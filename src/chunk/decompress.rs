@@ -249,7 +249,7 @@ impl Decompressor {
     /// Read the uncompressed sizes of a lazy VL-block chunk's blocks from disk: block `only`,
     /// or all of them (which must then add up to the chunk's size).
     fn resolve_lazy_vl(&self, view: &mut ChunkView<'_>, only: Option<usize>) -> Result<()> {
-        let (Some(t), Some(v)) = (&view.lazy, &mut view.vl) else { return Ok(()) };
+        let (Some(t), Some(v)) = (&mut view.lazy, &mut view.vl) else { return Ok(()) };
         let range = match only {
             Some(j) => j..j + 1,
             None => 0..v.len(),
@@ -257,6 +257,7 @@ impl Decompressor {
         for j in range {
             if v[j].0 == 0 {
                 v[j].0 = t.vl_block_len(self.lazy.as_deref(), j, v[j].1 as i64)?;
+                t.admit_block_len(v[j].0, view.typesize);
             }
         }
         if only.is_none() && v.iter().map(|b| b.0).sum::<usize>() != view.nbytes {
@@ -418,8 +419,8 @@ impl Decompressor {
         if view.memcpyed {
             let start = view.hlen + offset;
             if let Some(t) = &view.lazy {
-                let block = t.fetch_block(self.lazy.as_deref(), j, start as i64, false)?;
-                out.copy_from_slice(block.get(..bsize).ok_or(Error::ReadBuffer)?);
+                let block = t.fetch_memcpyed_block(self.lazy.as_deref(), j, start as i64, bsize)?;
+                out.copy_from_slice(&block);
                 return Ok(());
             }
             let chunk = view.src.get(start..start + bsize).ok_or(Error::ReadBuffer)?;
@@ -435,12 +436,9 @@ impl Decompressor {
                     None => get_i32(view.src, view.hlen + 4 * j)? as i64,
                 };
                 lazy_buf = t.fetch_block(self.lazy.as_deref(), j, start, view.vl.is_some())?;
-                if start == 0 {
-                    return Err(Error::Data);
-                }
                 // A VL block's stream runs to the next block's start.
                 let end = match &t.vl_spans {
-                    Some(spans) if spans[j] > lazy_buf.len() => return Err(Error::Data),
+                    Some(spans) if spans[j] <= 4 || spans[j] > lazy_buf.len() => return Err(Error::Data),
                     Some(spans) => spans[j],
                     None => lazy_buf.len(),
                 };

@@ -84,17 +84,40 @@ impl LazyTrailer {
         reader.ok_or(Error::InvalidParam)
     }
 
+    /// A negative position in the chunk is a damaged header. (The chunk's own position is
+    /// the reader's to check: sparse frames do not use it.)
     fn check_position(&self, start: i64) -> Result<()> {
-        if start < 0 || self.chunk_offset < 0 || self.chunk_offset.checked_add(start).is_none() {
+        if start < 0 {
             return Err(Error::InvalidHeader);
         }
         Ok(())
     }
 
+    /// Allow blocks as large as `len` uncompressed bytes (plus stream headers), as the
+    /// reference does once it knows the size of a VL block.
+    pub fn admit_block_len(&mut self, len: usize, typesize: usize) {
+        self.max_csize = self.max_csize.max(len as i64 + 4 * typesize as i64);
+    }
+
     /// The stored bytes of block `j`, which starts at byte `start` of the chunk.
     pub fn fetch_block(&self, reader: Option<&dyn LazyReader>, j: usize, start: i64, vl: bool) -> Result<Vec<u8>> {
-        let reader = Self::reader(reader)?;
         let len = self.block_csize(j, vl)?;
+        self.read_block(reader, start, len)
+    }
+
+    /// The `len` bytes of memcpyed block `j`, which starts at byte `start` of the chunk. Its
+    /// length is known from the header. The trailer's size is checked as a block size and,
+    /// when larger, read too (a read past the end of the data fails as in the reference);
+    /// a smaller one does not shorten the block (the reference would copy stale bytes).
+    pub fn fetch_memcpyed_block(&self, reader: Option<&dyn LazyReader>, j: usize, start: i64, len: usize) -> Result<Vec<u8>> {
+        let csize = self.block_csize(j, false)?;
+        let mut block = self.read_block(reader, start, len.max(csize))?;
+        block.truncate(len);
+        Ok(block)
+    }
+
+    fn read_block(&self, reader: Option<&dyn LazyReader>, start: i64, len: usize) -> Result<Vec<u8>> {
+        let reader = Self::reader(reader)?;
         self.check_position(start)?;
         match reader.read(self.nchunk, self.chunk_offset, start, len) {
             Ok(v) if v.len() == len => Ok(v),
@@ -176,6 +199,13 @@ mod tests {
         assert_eq!(t.fetch_block(Some(&r), 2, 0, true).unwrap_err(), Error::InvalidHeader);
         assert_eq!(t.fetch_block(Some(&r), 3, 0, false).unwrap(), vec![9u8; 16]);
         assert_eq!(t.fetch_block(Some(&r), 3, -1, false).unwrap_err(), Error::InvalidHeader);
+        assert_eq!(t.fetch_memcpyed_block(Some(&r), 3, 0, 40).unwrap(), vec![9u8; 40]);
+        assert_eq!(t.fetch_memcpyed_block(Some(&r), 3, 0, 8).unwrap(), vec![9u8; 8]);
+        assert_eq!(t.fetch_memcpyed_block(Some(&r), 3, 190, 8).unwrap_err(), Error::ReadBuffer);
+        assert_eq!(t.fetch_memcpyed_block(Some(&r), 1, 0, 40).unwrap_err(), Error::InvalidHeader);
+        let mut wide = t.clone();
+        wide.admit_block_len(100, 4);
+        assert_eq!(wide.fetch_block(Some(&r), 1, 0, false).unwrap(), vec![9u8; 65]);
         assert_eq!(t.fetch_block(Some(&r), 3, 190, false).unwrap_err(), Error::ReadBuffer);
         assert_eq!(t.fetch_block(None, 3, 0, false).unwrap_err(), Error::InvalidParam);
     }

@@ -93,6 +93,8 @@ static void decode_lazy(blosc2_schunk *sc, int i) {
   blosc2_context *plain = blosc2_create_dctx(dp);
   printf("    dctx without schunk decompress: rc=%d\n", blosc2_decompress_ctx(plain, lazy, lcb, out, NB));
   blosc2_free_ctx(plain);
+  printf("    global blosc2_decompress: rc=%d\n", blosc2_decompress(lazy, lcb, out, NB));
+  printf("    global blosc2_getitem: rc=%d\n", blosc2_getitem(lazy, lcb, 100, 10, items, sizeof items));
   if (nf) free(lazy);
   free(out);
 }
@@ -114,8 +116,12 @@ static void damaged_trailer(blosc2_schunk *sc, int i) {
     int rc = blosc2_decompress_ctx(sc->dctx, bad, lcb, out, NB);
     int32_t item = 0;
     int rc2 = blosc2_getitem_ctx(sc->dctx, bad, lcb, 5, 1, &item, 4);
-    printf("  chunk %d block 0 csize %s: decompress rc=%d getitem rc=%d\n", i,
-           k == 0 ? "0" : k == 1 ? "-5" : k == 2 ? "max+1" : "max", rc < 0 ? rc : 0, rc2 < 0 ? rc2 : 0);
+    blosc2_dparams dp = BLOSC2_DPARAMS_DEFAULTS;
+    blosc2_context *plain = blosc2_create_dctx(dp);
+    int rc3 = blosc2_decompress_ctx(plain, bad, lcb, out, NB);
+    blosc2_free_ctx(plain);
+    printf("  chunk %d block 0 csize %s: decompress rc=%d getitem rc=%d, without schunk rc=%d\n", i,
+           k == 0 ? "0" : k == 1 ? "-5" : k == 2 ? "max+1" : "max", rc < 0 ? rc : 0, rc2 < 0 ? rc2 : 0, rc3 < 0 ? rc3 : 0);
   }
   /* A lazy chunk cut before the end of its trailer. */
   int rc = blosc2_decompress_ctx(sc->dctx, lazy, lcb - 4, out, NB);

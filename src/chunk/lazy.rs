@@ -101,6 +101,7 @@ impl LazyTrailer {
 
     /// The stored bytes of block `j`, which starts at byte `start` of the chunk.
     pub fn fetch_block(&self, reader: Option<&dyn LazyReader>, j: usize, start: i64, vl: bool) -> Result<Vec<u8>> {
+        let reader = Self::reader(reader)?;
         let len = self.block_csize(j, vl)?;
         self.read_block(reader, start, len)
     }
@@ -110,14 +111,14 @@ impl LazyTrailer {
     /// when larger, read too (a read past the end of the data fails as in the reference);
     /// a smaller one does not shorten the block (the reference would copy stale bytes).
     pub fn fetch_memcpyed_block(&self, reader: Option<&dyn LazyReader>, j: usize, start: i64, len: usize) -> Result<Vec<u8>> {
+        let reader = Self::reader(reader)?;
         let csize = self.block_csize(j, false)?;
         let mut block = self.read_block(reader, start, len.max(csize))?;
         block.truncate(len);
         Ok(block)
     }
 
-    fn read_block(&self, reader: Option<&dyn LazyReader>, start: i64, len: usize) -> Result<Vec<u8>> {
-        let reader = Self::reader(reader)?;
+    fn read_block(&self, reader: &dyn LazyReader, start: i64, len: usize) -> Result<Vec<u8>> {
         self.check_position(start)?;
         match reader.read(self.nchunk, self.chunk_offset, start, len) {
             Ok(v) if v.len() == len => Ok(v),
@@ -208,6 +209,9 @@ mod tests {
         assert_eq!(wide.fetch_block(Some(&r), 1, 0, false).unwrap(), vec![9u8; 65]);
         assert_eq!(t.fetch_block(Some(&r), 3, 190, false).unwrap_err(), Error::ReadBuffer);
         assert_eq!(t.fetch_block(None, 3, 0, false).unwrap_err(), Error::InvalidParam);
+        // Without a reader nothing else is looked at (as the reference checks the super-chunk first).
+        assert_eq!(t.fetch_block(None, 0, 0, false).unwrap_err(), Error::InvalidParam);
+        assert_eq!(t.fetch_memcpyed_block(None, 1, 0, 8).unwrap_err(), Error::InvalidParam);
     }
 
     #[test]

@@ -19,12 +19,8 @@ use crate::filters::{self, registry as filter_registry};
 /// costs more than the work.
 pub const PARALLEL_MIN_BYTES: usize = 128 * 1024;
 
-/// Reads the blocks of a lazy chunk (one whose data stayed on disk) on demand.
-pub trait LazyReader: Send + Sync {
-    /// Read `len` bytes of chunk `nchunk` starting at byte `offset` of that chunk, where the
-    /// chunk starts at `chunk_offset` in its frame.
-    fn read(&self, nchunk: i32, chunk_offset: i64, offset: i64, len: usize) -> Result<Vec<u8>>;
-}
+pub use super::lazy::LazyReader;
+use super::lazy::LazyTrailer;
 
 /// A decompression context.
 pub struct Decompressor {
@@ -44,6 +40,16 @@ enum ChunkDict {
     Lz4(Vec<u8>),
 }
 
+impl ChunkDict {
+    fn new(format: u8, d: &[u8]) -> Result<ChunkDict> {
+        Ok(match format {
+            codecs::FORMAT_ZSTD => ChunkDict::Zstd(codecs::zstd::DDict::new(d).ok_or(Error::CodecDict)?),
+            codecs::FORMAT_LZ4 => ChunkDict::Lz4(d.to_vec()),
+            _ => return Err(Error::CodecDict),
+        })
+    }
+}
+
 /// A validated chunk, ready to have its blocks decoded.
 pub struct ChunkView<'a> {
     src: &'a [u8],
@@ -59,8 +65,9 @@ pub struct ChunkView<'a> {
     dict: ChunkDict,
     /// For variable-length-block chunks: each block's uncompressed size and start offset.
     vl: Option<Vec<(usize, usize)>>,
-    /// For lazy chunks: (nchunk, chunk offset in frame, compressed size of each block).
-    lazy: Option<(i32, i64, Vec<i32>)>,
+    /// For lazy chunks: where the blocks are on disk. VL-block sizes, a dictionary and the
+    /// blocks themselves are then read through the decompressor's [`LazyReader`].
+    lazy: Option<LazyTrailer>,
 }
 
 fn get_i32(src: &[u8], at: usize) -> Result<i32> {
@@ -108,9 +115,14 @@ impl<'a> ChunkView<'a> {
             vl: None,
             lazy: None,
         };
+        let max_lazy_csize = blocksize as i64 + 4 * typesize as i64;
         if special != Special::None || memcpyed || nbytes == 0 {
             if special == Special::Value && src.len() < hlen + typesize {
                 return Err(Error::ReadBuffer);
+            }
+            if lazy_flag && special == Special::None && nbytes > 0 {
+                // Memcpyed: the trailer follows a zeroed block-starts table.
+                view.lazy = Some(LazyTrailer::parse(src, hlen + 4 * nblocks, nblocks, max_lazy_csize)?);
             }
             return Ok(view);
         }
@@ -119,16 +131,15 @@ impl<'a> ChunkView<'a> {
             return Err(Error::ReadBuffer);
         }
         if lazy_flag {
-            // Trailer: nchunk (i32), chunk offset (i64), then each block's compressed size.
-            let t = bstarts_end;
-            let nchunk = get_i32(src, t)?;
-            let off = src.get(t + 4..t + 12).ok_or(Error::ReadBuffer)?;
-            let chunk_offset = i64::from_le_bytes(off.try_into().expect("8 bytes"));
-            let mut sizes = Vec::with_capacity(nblocks);
-            for j in 0..nblocks {
-                sizes.push(get_i32(src, t + 12 + 4 * j)?);
+            let mut t = LazyTrailer::parse(src, bstarts_end, nblocks, max_lazy_csize)?;
+            if vlblocks {
+                // Block sizes are on disk, in front of each block: read when needed.
+                let starts = t.set_vl_spans(src, hlen, nblocks, cbytes, typesize)?;
+                view.vl = Some(starts.into_iter().map(|s| (0, s)).collect());
             }
-            view.lazy = Some((nchunk, chunk_offset, sizes));
+            view.lazy = Some(t);
+            // A dictionary is on disk too (see `Decompressor::load_lazy_dict`).
+            return Ok(view);
         }
         let mut data_start = bstarts_end;
         if view.header.use_dict() {
@@ -139,17 +150,10 @@ impl<'a> ChunkView<'a> {
             let d = src
                 .get(bstarts_end + 4..bstarts_end + 4 + dsize as usize)
                 .ok_or(Error::ReadBuffer)?;
-            view.dict = match view.header.compformat() {
-                codecs::FORMAT_ZSTD => ChunkDict::Zstd(codecs::zstd::DDict::new(d).ok_or(Error::CodecDict)?),
-                codecs::FORMAT_LZ4 => ChunkDict::Lz4(d.to_vec()),
-                _ => return Err(Error::CodecDict),
-            };
+            view.dict = ChunkDict::new(view.header.compformat(), d)?;
             data_start += 4 + dsize as usize;
         }
         if vlblocks {
-            if view.lazy.is_some() {
-                return Err(Error::InvalidParam);
-            }
             let mut v = Vec::with_capacity(nblocks);
             let mut total = 0usize;
             for j in 0..nblocks {
@@ -219,10 +223,54 @@ impl Decompressor {
         self.workers.release();
     }
 
+    /// Read the dictionary of a lazy chunk from disk (it follows the block starts there).
+    fn load_lazy_dict(&self, view: &mut ChunkView<'_>) -> Result<()> {
+        let Some(t) = &view.lazy else { return Ok(()) };
+        if !view.header.use_dict() || view.memcpyed || view.special != Special::None {
+            return Ok(());
+        }
+        let at = (view.hlen + 4 * view.nblocks) as i64;
+        let cbytes = view.header.cbytes as i64;
+        if cbytes < at + 4 {
+            return Err(Error::InvalidHeader);
+        }
+        let dsize = get_i32(&t.fetch_bytes(self.lazy.as_deref(), at, 4)?, 0)?;
+        if dsize <= 0 || dsize as usize > super::compress::MAX_DICT_SIZE {
+            return Err(Error::CodecDict);
+        }
+        if cbytes < at + 4 + dsize as i64 {
+            return Err(Error::InvalidHeader);
+        }
+        let d = t.fetch_bytes(self.lazy.as_deref(), at + 4, dsize as usize)?;
+        view.dict = ChunkDict::new(view.header.compformat(), &d)?;
+        Ok(())
+    }
+
+    /// Read the uncompressed sizes of a lazy VL-block chunk's blocks from disk: block `only`,
+    /// or all of them (which must then add up to the chunk's size).
+    fn resolve_lazy_vl(&self, view: &mut ChunkView<'_>, only: Option<usize>) -> Result<()> {
+        let (Some(t), Some(v)) = (&mut view.lazy, &mut view.vl) else { return Ok(()) };
+        let range = match only {
+            Some(j) => j..j + 1,
+            None => 0..v.len(),
+        };
+        for j in range {
+            if v[j].0 == 0 {
+                v[j].0 = t.vl_block_len(self.lazy.as_deref(), j, v[j].1 as i64)?;
+                t.admit_block_len(v[j].0, view.typesize);
+            }
+        }
+        if only.is_none() && v.iter().map(|b| b.0).sum::<usize>() != view.nbytes {
+            return Err(Error::Data);
+        }
+        view.blocksize = v.iter().map(|b| b.0).max().unwrap_or(0);
+        Ok(())
+    }
+
     /// Decompress a whole chunk into `dest`. Returns the bytes decompressed.
     pub fn decompress(&mut self, src: &[u8], dest: &mut [u8]) -> Result<usize> {
         let maskout = self.maskout.take();
-        let view = ChunkView::new(src)?;
+        let mut view = ChunkView::new(src)?;
         if view.nbytes > dest.len() {
             return Err(Error::WriteBuffer);
         }
@@ -234,6 +282,8 @@ impl Decompressor {
         if view.nbytes == 0 {
             return Ok(0);
         }
+        self.load_lazy_dict(&mut view)?;
+        self.resolve_lazy_vl(&mut view, None)?;
         let dest = &mut dest[..view.nbytes];
         let nthreads = (self.params.nthreads.max(1) as usize).min(view.nblocks);
         self.workers.ensure(self.params.nthreads.max(1) as usize)?;
@@ -368,6 +418,11 @@ impl Decompressor {
         }
         if view.memcpyed {
             let start = view.hlen + offset;
+            if let Some(t) = &view.lazy {
+                let block = t.fetch_memcpyed_block(self.lazy.as_deref(), j, start as i64, bsize)?;
+                out.copy_from_slice(&block);
+                return Ok(());
+            }
             let chunk = view.src.get(start..start + bsize).ok_or(Error::ReadBuffer)?;
             out.copy_from_slice(chunk);
             return Ok(());
@@ -375,15 +430,19 @@ impl Decompressor {
         // Where this block's streams are, fetching them from disk for lazy chunks.
         let lazy_buf;
         let (bsrc, mut pos, end): (&[u8], usize, usize) = match &view.lazy {
-            Some((nchunk, chunk_offset, sizes)) => {
-                let reader = self.lazy.as_ref().ok_or(Error::InvalidParam)?;
-                let start = get_i32(view.src, view.hlen + 4 * j)?;
-                let len = *sizes.get(j).ok_or(Error::Data)?;
-                if start <= 0 || len < 0 {
-                    return Err(Error::Data);
-                }
-                lazy_buf = reader.read(*nchunk, *chunk_offset, start as i64, len as usize)?;
-                (&lazy_buf[..], 0, lazy_buf.len())
+            Some(t) => {
+                let start = match &view.vl {
+                    Some(v) => v[j].1 as i64,
+                    None => get_i32(view.src, view.hlen + 4 * j)? as i64,
+                };
+                lazy_buf = t.fetch_block(self.lazy.as_deref(), j, start, view.vl.is_some())?;
+                // A VL block's stream runs to the next block's start.
+                let end = match &t.vl_spans {
+                    Some(spans) if spans[j] <= 4 || spans[j] > lazy_buf.len() => return Err(Error::Data),
+                    Some(spans) => spans[j],
+                    None => lazy_buf.len(),
+                };
+                (&lazy_buf[..], 0, end)
             }
             None => {
                 let start = match &view.vl {
@@ -532,7 +591,7 @@ impl Decompressor {
     /// Decode `nbytes` bytes starting at byte `start` of the uncompressed data into `dest`,
     /// touching only the blocks that hold them.
     pub fn get_bytes(&mut self, src: &[u8], start: usize, nbytes: usize, dest: &mut [u8]) -> Result<usize> {
-        let view = ChunkView::new(src)?;
+        let mut view = ChunkView::new(src)?;
         if nbytes == 0 {
             return Ok(0);
         }
@@ -546,10 +605,13 @@ impl Decompressor {
         if view.is_vlblocks() {
             return Err(Error::InvalidParam);
         }
+        self.load_lazy_dict(&mut view)?;
         self.workers.ensure(1)?;
         let mut sc = self.workers.scratch(0);
         let dest = &mut dest[..nbytes];
-        if view.special != Special::None || (view.memcpyed && self.postfilter.is_none()) {
+        // Memcpyed lazy chunks have their data on disk: they go block by block below.
+        let in_place = view.memcpyed && view.lazy.is_none() && self.postfilter.is_none();
+        if view.special != Special::None || in_place {
             match view.special {
                 Special::Zero => dest.fill(0),
                 Special::Nan => fill_nans(view.typesize, dest)?,
@@ -602,10 +664,12 @@ impl Decompressor {
 
     /// Decode every block of a VL-block chunk into its own buffer.
     pub fn vl_decompress(&mut self, src: &[u8]) -> Result<Vec<Vec<u8>>> {
-        let view = ChunkView::new(src)?;
+        let mut view = ChunkView::new(src)?;
         if !view.is_vlblocks() {
             return Err(Error::InvalidParam);
         }
+        self.load_lazy_dict(&mut view)?;
+        self.resolve_lazy_vl(&mut view, None)?;
         self.workers.ensure(1)?;
         let mut sc = self.workers.scratch(0);
         let mut out = Vec::with_capacity(view.nblocks);
@@ -619,10 +683,12 @@ impl Decompressor {
 
     /// Decode block `nblock` of a VL-block chunk.
     pub fn vl_decompress_block(&mut self, src: &[u8], nblock: usize) -> Result<Vec<u8>> {
-        let view = ChunkView::new(src)?;
+        let mut view = ChunkView::new(src)?;
         if !view.is_vlblocks() || nblock >= view.nblocks {
             return Err(Error::InvalidParam);
         }
+        self.load_lazy_dict(&mut view)?;
+        self.resolve_lazy_vl(&mut view, Some(nblock))?;
         self.workers.ensure(1)?;
         let mut sc = self.workers.scratch(0);
         let mut b = vec![0u8; view.block_len(nblock)];

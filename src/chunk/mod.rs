@@ -6,6 +6,7 @@ pub mod compress;
 pub mod decompress;
 pub mod header;
 pub mod hooks;
+pub mod lazy;
 pub mod params;
 pub mod pipeline;
 pub mod special;

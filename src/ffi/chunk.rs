@@ -5,7 +5,7 @@ use libc::{c_char, c_int, c_void};
 
 use super::abi::*;
 use super::boundary::{guard, slice, slice_mut, PANIC_CODE};
-use super::context::{core_cparams, ctx_mut, getitem_impl, Engine};
+use super::context::{core_cparams, ctx_mut, getitem_impl, lazy_capable};
 use super::global::{chunk_slice, result_code};
 use crate::chunk::decompress::Decompressor;
 use crate::chunk::special::write_special;
@@ -310,7 +310,7 @@ pub unsafe extern "C" fn blosc2_vldecompress_ctx(
     guard(PANIC_CODE, || {
         // SAFETY: per contract.
         let Some(c) = (unsafe { ctx_mut(context) }) else { return Error::NullPointer.code() };
-        let Engine::Decompress(dec) = &mut c.engine else { return Error::InvalidParam.code() };
+        let Some(dec) = lazy_capable(c) else { return Error::InvalidParam.code() };
         if dests.is_null() || destsizes.is_null() {
             return Error::NullPointer.code();
         }
@@ -351,7 +351,7 @@ pub unsafe extern "C" fn blosc2_vldecompress_block_ctx(
     guard(PANIC_CODE, || {
         // SAFETY: per contract.
         let Some(c) = (unsafe { ctx_mut(context) }) else { return Error::NullPointer.code() };
-        let Engine::Decompress(dec) = &mut c.engine else { return Error::InvalidParam.code() };
+        let Some(dec) = lazy_capable(c) else { return Error::InvalidParam.code() };
         if dest.is_null() || destsize.is_null() {
             return Error::NullPointer.code();
         }

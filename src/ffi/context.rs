@@ -485,7 +485,7 @@ pub unsafe extern "C" fn blosc2_decompress_ctx(
     guard(PANIC_CODE, || {
         // SAFETY: per contract.
         let Some(c) = (unsafe { ctx_mut(context) }) else { return Error::NullPointer.code() };
-        let Engine::Decompress(dec) = &mut c.engine else { return Error::InvalidParam.code() };
+        let Some(dec) = lazy_capable(c) else { return Error::InvalidParam.code() };
         if destsize < 0 {
             return Error::InvalidParam.code();
         }
@@ -543,16 +543,29 @@ pub unsafe extern "C" fn blosc2_getitem_bytes_ctx(
     })
 }
 
-/// Getitem may be called on a compression context too; it then uses a side decompressor.
+/// The decompressor of a decompression context, able to read the blocks of lazy chunks of
+/// the super-chunk its `dparams.schunk` names (looked up on each call: the super-chunk may
+/// have been freed, or its address reused, since the context was made).
+pub fn lazy_capable(c: &mut Context) -> Option<&mut Decompressor> {
+    let Engine::Decompress(d) = &mut c.engine else { return None };
+    d.lazy = super::lazy_readers::reader_for(c.dparams.schunk);
+    Some(d)
+}
+
+/// Getitem may be called on a compression context too; it then uses a side decompressor
+/// (with the lazy-chunk reader of `cparams.schunk`).
 fn dec_of_any(c: &mut Context) -> &mut Decompressor {
-    match &mut c.engine {
-        Engine::Decompress(d) => d,
-        Engine::Compress(comp) => c.side.get_or_insert_with(|| {
+    if let Engine::Compress(comp) = &c.engine {
+        let schunk = c.cparams.schunk;
+        let d = c.side.get_or_insert_with(|| {
             let mut d = Decompressor::new(DecompressParams { nthreads: 1, typesize: comp.params.typesize });
             d.call = comp.call.clone();
             d
-        }),
+        });
+        d.lazy = super::lazy_readers::reader_for(schunk);
+        return d;
     }
+    lazy_capable(c).expect("a decompression context")
 }
 
 /// Shared body of the getitem entry points; `items` says whether start/n count items of the

@@ -196,12 +196,10 @@ unsafe impl Sync for CallbackLazyReader {}
 
 impl LazyReader for CallbackLazyReader {
     fn read(&self, _nchunk: i32, chunk_offset: i64, offset: i64, len: usize) -> Result<Vec<u8>> {
-        if chunk_offset < 0 || offset < 0 {
-            return Err(Error::Data);
-        }
+        let pos = crate::frame::cframe::lazy_block_position(self.base, chunk_offset, offset)?;
         let s = CallbackStorage::open(self.cb, &self.path, &[c"rb"], self.params as *mut c_void)?;
         let mut v = vec![0u8; len];
-        cb_read(&s.cb, s.stream, self.base + chunk_offset as u64 + offset as u64, &mut v)?;
+        cb_read(&s.cb, s.stream, pos, &mut v)?;
         Ok(v)
     }
 }

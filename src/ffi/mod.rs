@@ -10,6 +10,7 @@ pub mod context;
 pub mod env;
 pub mod frame;
 pub mod global;
+pub mod lazy_readers;
 pub mod registry;
 pub mod meta;
 pub mod plugin;

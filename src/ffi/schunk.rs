@@ -378,6 +378,7 @@ pub fn register(
         io_release: None,
     };
     h.sync();
+    super::lazy_readers::publish(public as *const c_void, h.sc.decompressor().lazy.clone());
     table().lock().unwrap_or_else(|e| e.into_inner()).insert(public as usize, Arc::new(Mutex::new(h)));
     Ok(public)
 }
@@ -457,6 +458,7 @@ pub unsafe extern "C" fn blosc2_schunk_free(schunk: *mut blosc2_schunk) -> c_int
         let removed = table().lock().unwrap_or_else(|e| e.into_inner()).remove(&(schunk as usize));
         match removed {
             Some(shared) => {
+                super::lazy_readers::withdraw(schunk as *const c_void);
                 // Wait for a concurrent user, then drop the handle (frees the public struct).
                 drop(shared.lock().unwrap_or_else(|e| e.into_inner()));
                 drop(shared);

@@ -635,11 +635,9 @@ struct FileLazyReader {
 
 impl LazyReader for FileLazyReader {
     fn read(&self, _nchunk: i32, chunk_offset: i64, offset: i64, len: usize) -> Result<Vec<u8>> {
-        if chunk_offset < 0 || offset < 0 {
-            return Err(Error::Data);
-        }
+        let pos = lazy_block_position(self.base, chunk_offset, offset)?;
         let mut f = FileStorage::open(Path::new(&self.path), false)?;
-        f.read_vec(self.base + chunk_offset as u64 + offset as u64, len)
+        f.read_vec(pos, len)
     }
 }
 
@@ -651,8 +649,21 @@ struct SparseLazyReader {
 impl LazyReader for SparseLazyReader {
     fn read(&self, nchunk: i32, _chunk_offset: i64, offset: i64, len: usize) -> Result<Vec<u8>> {
         if offset < 0 {
-            return Err(Error::Data);
+            return Err(Error::InvalidHeader);
         }
-        sframe::read_chunk_part(&self.dir, nchunk as i64, offset as u64, len)
+        // A chunk number that names no chunk file cannot be opened.
+        sframe::read_chunk_part(&self.dir, nchunk as i64, offset as u64, len).map_err(|e| match e {
+            Error::InvalidIndex => Error::FileOpen,
+            e => e,
+        })
     }
+}
+
+/// Where a block of a lazy chunk is in a contiguous frame file that starts at `base`: a
+/// negative or overflowing position is a damaged lazy trailer.
+pub fn lazy_block_position(base: u64, chunk_offset: i64, offset: i64) -> Result<u64> {
+    if chunk_offset < 0 || offset < 0 {
+        return Err(Error::InvalidHeader);
+    }
+    base.checked_add(chunk_offset as u64).and_then(|p| p.checked_add(offset as u64)).ok_or(Error::InvalidHeader)
 }

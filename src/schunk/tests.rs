@@ -401,6 +401,66 @@ fn lazy_chunks_read_blocks_on_demand() {
     }
 }
 
+/// Memcpyed and VL-block chunks of on-disk frames come out lazy too; any decompressor given
+/// the frame's reader decodes them (whole, by items, by VL block), and none without it.
+#[test]
+fn lazy_memcpyed_and_vl_chunks_decode_with_the_frame_reader() {
+    use crate::chunk::compress::Compressor;
+    use crate::chunk::decompress::Decompressor;
+    let d = tmpdir("lazy2");
+    for contiguous in [true, false] {
+        // Memcpyed: incompressible items stored as they are.
+        let (mut c, dp) = params(4);
+        c.blocksize = 1984;
+        c.filters = [0; 6];
+        let spec = StorageSpec { contiguous, urlpath: Some(d.join(format!("m{contiguous}.b2frame"))) };
+        let mut s = SuperChunk::new(c.clone(), dp.clone(), &spec).unwrap();
+        let mut x = 12345u32;
+        let b: Vec<u8> = (0..8000)
+            .map(|_| {
+                x = x.wrapping_mul(1103515245).wrapping_add(12345);
+                (x >> 16) as u8
+            })
+            .collect();
+        let mut chunk = vec![0u8; b.len() + 32];
+        let n = Compressor::new(c).compress(&b, &mut chunk).unwrap();
+        assert_ne!(chunk[2] & crate::chunk::header::MEMCPYED, 0);
+        s.append_chunk(&chunk[..n]).unwrap();
+        let lazy = s.get_lazy_chunk(0).unwrap().into_owned();
+        assert_ne!(lazy[31] & crate::chunk::header::LAZY, 0);
+        let mut dec = Decompressor::new(DecompressParams::default());
+        let mut out = vec![0u8; b.len()];
+        assert_eq!(dec.decompress(&lazy, &mut out), Err(Error::InvalidParam));
+        dec.lazy = s.decompressor().lazy.clone();
+        assert_eq!(dec.decompress(&lazy, &mut out).unwrap(), b.len());
+        assert_eq!(out, b);
+        let mut part = vec![0u8; 12];
+        assert_eq!(dec.get_bytes(&lazy, 1980, 12, &mut part).unwrap(), 12);
+        assert_eq!(part, b[1980..1992]);
+        let mut slice = vec![0u8; 12];
+        s.get_slice(1997, 2000, &mut slice).unwrap();
+        assert_eq!(slice, b[7988..]);
+
+        // VL blocks: sizes and data are on disk.
+        let (c, dp) = params(1);
+        let spec = StorageSpec { contiguous, urlpath: Some(d.join(format!("v{contiguous}.b2frame"))) };
+        let mut s = SuperChunk::new(c.clone(), dp, &spec).unwrap();
+        let blocks: [&[u8]; 3] = [b"alpha", &[7u8; 3000], b"charlie-charlie"];
+        let mut chunk = vec![0u8; 4096];
+        let n = Compressor::new(c).vl_compress(&blocks, &mut chunk).unwrap();
+        s.append_chunk(&chunk[..n]).unwrap();
+        let lazy = s.get_lazy_chunk(0).unwrap().into_owned();
+        assert_ne!(lazy[31] & crate::chunk::header::LAZY, 0);
+        let mut dec = Decompressor::new(DecompressParams::default());
+        dec.lazy = s.decompressor().lazy.clone();
+        assert_eq!(dec.vl_decompress_block(&lazy, 2).unwrap(), blocks[2]);
+        assert_eq!(dec.vl_decompress(&lazy).unwrap(), blocks.map(<[u8]>::to_vec).to_vec());
+        let mut all = vec![0u8; 3020];
+        assert_eq!(dec.decompress(&lazy, &mut all).unwrap(), 3020);
+        assert_eq!(all, blocks.concat());
+    }
+}
+
 #[test]
 fn append_file_and_open_at_offset() {
     let d = tmpdir("appf");

@@ -1,0 +1,244 @@
+//! Lazy chunks: a chunk of an on-disk frame handed out as its header and block starts only,
+//! marked lazy (`blosc2_flags` bit 0x08), followed by a trailer: the chunk number (i32), the
+//! chunk's position in the frame (i64) and each block's compressed size (i32 per block).
+//! Decoding fetches each block's bytes from the frame through a [`LazyReader`].
+//!
+//! The checks and error codes follow the reference, so a damaged trailer is reported the
+//! same way by both libraries (sizes that cannot be a block are `InvalidHeader`, a trailer
+//! past the end of the buffer or a short block read is `ReadBuffer`).
+
+use crate::error::{Error, Result};
+
+/// Reads the blocks of a lazy chunk (one whose data stayed on disk) on demand.
+pub trait LazyReader: Send + Sync {
+    /// Read `len` bytes of chunk `nchunk` starting at byte `offset` of that chunk, where the
+    /// chunk starts at `chunk_offset` in its frame.
+    fn read(&self, nchunk: i32, chunk_offset: i64, offset: i64, len: usize) -> Result<Vec<u8>>;
+}
+
+/// The trailer of a lazy chunk, validated against the buffer it came in.
+#[derive(Debug, Clone)]
+pub struct LazyTrailer {
+    pub nchunk: i32,
+    pub chunk_offset: i64,
+    /// Compressed size of each block, as the frame recorded it.
+    pub csizes: Vec<i32>,
+    /// The largest compressed size a block may claim: the block size plus one 4-byte stream
+    /// header per byte of the type (for VL blocks, the widest gap between block starts).
+    pub max_csize: i64,
+    /// VL-block chunks: each block's span in the chunk (gap to the next block start).
+    pub vl_spans: Option<Vec<usize>>,
+}
+
+fn le_i32(src: &[u8], at: usize) -> Result<i32> {
+    let b = src.get(at..at + 4).ok_or(Error::ReadBuffer)?;
+    Ok(i32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+}
+
+impl LazyTrailer {
+    /// Parse the trailer that starts at `at` (just past the block starts, which memcpyed
+    /// chunks leave zeroed) for `nblocks` blocks.
+    pub fn parse(src: &[u8], at: usize, nblocks: usize, max_csize: i64) -> Result<LazyTrailer> {
+        let end = nblocks.checked_mul(4).and_then(|n| n.checked_add(at + 12)).ok_or(Error::ReadBuffer)?;
+        if src.len() < end {
+            return Err(Error::ReadBuffer);
+        }
+        let nchunk = le_i32(src, at)?;
+        let chunk_offset = i64::from_le_bytes(src[at + 4..at + 12].try_into().expect("8 bytes"));
+        let csizes = (0..nblocks).map(|j| le_i32(src, at + 12 + 4 * j)).collect::<Result<Vec<_>>>()?;
+        Ok(LazyTrailer { nchunk, chunk_offset, csizes, max_csize, vl_spans: None })
+    }
+
+    /// Check and record the block starts of a lazy VL-block chunk of `cbytes` bytes on disk:
+    /// they must rise strictly from the end of the starts table. Returns the starts.
+    pub fn set_vl_spans(&mut self, src: &[u8], hlen: usize, nblocks: usize, cbytes: usize, typesize: usize) -> Result<Vec<usize>> {
+        let bstarts_end = hlen + 4 * nblocks;
+        let mut starts = Vec::with_capacity(nblocks);
+        let mut spans = Vec::with_capacity(nblocks);
+        for j in 0..nblocks {
+            let start = le_i32(src, hlen + 4 * j)? as i64;
+            let next = if j + 1 < nblocks { le_i32(src, hlen + 4 * (j + 1))? as i64 } else { cbytes as i64 };
+            if start < bstarts_end as i64 || next <= start || next > cbytes as i64 {
+                return Err(Error::InvalidHeader);
+            }
+            starts.push(start as usize);
+            spans.push((next - start) as usize);
+        }
+        let widest = spans.iter().copied().max().unwrap_or(0) as i64;
+        self.max_csize = widest + 4 * typesize as i64;
+        self.vl_spans = Some(spans);
+        Ok(starts)
+    }
+
+    /// The compressed size of block `j`, checked as a block size.
+    fn block_csize(&self, j: usize, vl: bool) -> Result<usize> {
+        let c = *self.csizes.get(j).ok_or(Error::InvalidHeader)?;
+        if c <= 0 || c as i64 > self.max_csize || (vl && c <= 4) {
+            return Err(Error::InvalidHeader);
+        }
+        Ok(c as usize)
+    }
+
+    fn reader(reader: Option<&dyn LazyReader>) -> Result<&dyn LazyReader> {
+        // A lazy chunk decodes only in a context tied to the super-chunk it came from.
+        reader.ok_or(Error::InvalidParam)
+    }
+
+    /// A negative position in the chunk is a damaged header. (The chunk's own position is
+    /// the reader's to check: sparse frames do not use it.)
+    fn check_position(&self, start: i64) -> Result<()> {
+        if start < 0 {
+            return Err(Error::InvalidHeader);
+        }
+        Ok(())
+    }
+
+    /// Allow blocks as large as `len` uncompressed bytes (plus stream headers), as the
+    /// reference does once it knows the size of a VL block.
+    pub fn admit_block_len(&mut self, len: usize, typesize: usize) {
+        self.max_csize = self.max_csize.max(len as i64 + 4 * typesize as i64);
+    }
+
+    /// The stored bytes of block `j`, which starts at byte `start` of the chunk.
+    pub fn fetch_block(&self, reader: Option<&dyn LazyReader>, j: usize, start: i64, vl: bool) -> Result<Vec<u8>> {
+        let reader = Self::reader(reader)?;
+        let len = self.block_csize(j, vl)?;
+        self.read_block(reader, start, len)
+    }
+
+    /// The `len` bytes of memcpyed block `j`, which starts at byte `start` of the chunk. Its
+    /// length is known from the header. The trailer's size is checked as a block size and,
+    /// when larger, read too (a read past the end of the data fails as in the reference);
+    /// a smaller one does not shorten the block (the reference would copy stale bytes).
+    pub fn fetch_memcpyed_block(&self, reader: Option<&dyn LazyReader>, j: usize, start: i64, len: usize) -> Result<Vec<u8>> {
+        let reader = Self::reader(reader)?;
+        let csize = self.block_csize(j, false)?;
+        let mut block = self.read_block(reader, start, len.max(csize))?;
+        block.truncate(len);
+        Ok(block)
+    }
+
+    fn read_block(&self, reader: &dyn LazyReader, start: i64, len: usize) -> Result<Vec<u8>> {
+        self.check_position(start)?;
+        match reader.read(self.nchunk, self.chunk_offset, start, len) {
+            Ok(v) if v.len() == len => Ok(v),
+            Ok(_) | Err(Error::FileRead) => Err(Error::ReadBuffer),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// `len` bytes at byte `offset` of the chunk (metadata such as a dictionary).
+    pub fn fetch_bytes(&self, reader: Option<&dyn LazyReader>, offset: i64, len: usize) -> Result<Vec<u8>> {
+        let reader = Self::reader(reader)?;
+        self.check_position(offset)?;
+        match reader.read(self.nchunk, self.chunk_offset, offset, len) {
+            Ok(v) if v.len() == len => Ok(v),
+            Ok(_) | Err(Error::ReadBuffer) => Err(Error::FileRead),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// The uncompressed size of VL block `j` (the first 4 bytes of its span on disk).
+    pub fn vl_block_len(&self, reader: Option<&dyn LazyReader>, j: usize, start: i64) -> Result<usize> {
+        let reader = Self::reader(reader)?;
+        let c = *self.csizes.get(j).ok_or(Error::InvalidHeader)?;
+        if c < 4 {
+            return Err(Error::InvalidHeader);
+        }
+        self.check_position(start)?;
+        let head = match reader.read(self.nchunk, self.chunk_offset, start, 4) {
+            Ok(v) if v.len() == 4 => v,
+            Ok(_) | Err(Error::ReadBuffer) => return Err(Error::FileRead),
+            Err(e) => return Err(e),
+        };
+        let n = le_i32(&head, 0)?;
+        if n <= 0 {
+            return Err(Error::InvalidHeader);
+        }
+        Ok(n as usize)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Serves reads from one in-memory chunk.
+    struct Mem(Vec<u8>);
+
+    impl LazyReader for Mem {
+        fn read(&self, _nchunk: i32, _chunk_offset: i64, offset: i64, len: usize) -> Result<Vec<u8>> {
+            let s = offset as usize;
+            self.0.get(s..s + len).map(<[u8]>::to_vec).ok_or(Error::ReadBuffer)
+        }
+    }
+
+    fn trailer(csizes: &[i32]) -> Vec<u8> {
+        let mut t = 7i32.to_le_bytes().to_vec();
+        t.extend_from_slice(&100i64.to_le_bytes());
+        for c in csizes {
+            t.extend_from_slice(&c.to_le_bytes());
+        }
+        t
+    }
+
+    #[test]
+    fn parse_reads_fields_and_rejects_short_buffers() {
+        let mut src = vec![0u8; 8];
+        src.extend(trailer(&[10, 20]));
+        let t = LazyTrailer::parse(&src, 8, 2, 64).unwrap();
+        assert_eq!((t.nchunk, t.chunk_offset, t.csizes.clone()), (7, 100, vec![10, 20]));
+        assert_eq!(LazyTrailer::parse(&src[..src.len() - 1], 8, 2, 64).unwrap_err(), Error::ReadBuffer);
+    }
+
+    #[test]
+    fn block_sizes_that_cannot_be_blocks_are_invalid_headers() {
+        let t = LazyTrailer::parse(&trailer(&[0, 65, 3, 16]), 0, 4, 64).unwrap();
+        let r = Mem(vec![9u8; 200]);
+        assert_eq!(t.fetch_block(Some(&r), 0, 0, false).unwrap_err(), Error::InvalidHeader);
+        assert_eq!(t.fetch_block(Some(&r), 1, 0, false).unwrap_err(), Error::InvalidHeader);
+        assert_eq!(t.fetch_block(Some(&r), 2, 0, true).unwrap_err(), Error::InvalidHeader);
+        assert_eq!(t.fetch_block(Some(&r), 3, 0, false).unwrap(), vec![9u8; 16]);
+        assert_eq!(t.fetch_block(Some(&r), 3, -1, false).unwrap_err(), Error::InvalidHeader);
+        assert_eq!(t.fetch_memcpyed_block(Some(&r), 3, 0, 40).unwrap(), vec![9u8; 40]);
+        assert_eq!(t.fetch_memcpyed_block(Some(&r), 3, 0, 8).unwrap(), vec![9u8; 8]);
+        assert_eq!(t.fetch_memcpyed_block(Some(&r), 3, 190, 8).unwrap_err(), Error::ReadBuffer);
+        assert_eq!(t.fetch_memcpyed_block(Some(&r), 1, 0, 40).unwrap_err(), Error::InvalidHeader);
+        let mut wide = t.clone();
+        wide.admit_block_len(100, 4);
+        assert_eq!(wide.fetch_block(Some(&r), 1, 0, false).unwrap(), vec![9u8; 65]);
+        assert_eq!(t.fetch_block(Some(&r), 3, 190, false).unwrap_err(), Error::ReadBuffer);
+        assert_eq!(t.fetch_block(None, 3, 0, false).unwrap_err(), Error::InvalidParam);
+        // Without a reader nothing else is looked at (as the reference checks the super-chunk first).
+        assert_eq!(t.fetch_block(None, 0, 0, false).unwrap_err(), Error::InvalidParam);
+        assert_eq!(t.fetch_memcpyed_block(None, 1, 0, 8).unwrap_err(), Error::InvalidParam);
+    }
+
+    #[test]
+    fn vl_spans_must_rise_from_the_starts_table() {
+        // header of 32 bytes, 2 starts, then the trailer; blocks at 40 and 50 of a 60-byte chunk
+        let mut src = vec![0u8; 32];
+        src.extend_from_slice(&40i32.to_le_bytes());
+        src.extend_from_slice(&50i32.to_le_bytes());
+        src.extend(trailer(&[10, 10]));
+        let mut t = LazyTrailer::parse(&src, 40, 2, 0).unwrap();
+        assert_eq!(t.set_vl_spans(&src, 32, 2, 60, 1).unwrap(), vec![40, 50]);
+        assert_eq!(t.vl_spans, Some(vec![10, 10]));
+        assert_eq!(t.max_csize, 14);
+        assert_eq!(t.set_vl_spans(&src, 32, 2, 45, 1).unwrap_err(), Error::InvalidHeader);
+        src[32] = 36;
+        assert_eq!(t.set_vl_spans(&src, 32, 2, 60, 1).unwrap_err(), Error::InvalidHeader);
+    }
+
+    #[test]
+    fn vl_block_len_peeks_the_size_prefix() {
+        let t = LazyTrailer::parse(&trailer(&[8, 2]), 0, 2, 64).unwrap();
+        let mut disk = vec![0u8; 8];
+        disk[..4].copy_from_slice(&5i32.to_le_bytes());
+        let r = Mem(disk);
+        assert_eq!(t.vl_block_len(Some(&r), 0, 0).unwrap(), 5);
+        assert_eq!(t.vl_block_len(Some(&r), 1, 0).unwrap_err(), Error::InvalidHeader);
+        assert_eq!(t.vl_block_len(Some(&r), 0, 6).unwrap_err(), Error::FileRead);
+        assert_eq!(t.vl_block_len(Some(&r), 0, 4).unwrap_err(), Error::InvalidHeader);
+    }
+}

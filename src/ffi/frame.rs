@@ -255,7 +255,7 @@ pub fn new_with_io(cp: &blosc2_cparams, dp: &blosc2_dparams, spec: &StorageSpec,
 
 fn open_udio_impl(urlpath: *const c_char, offset: i64, udio: *const blosc2_io) -> Result<*mut blosc2_schunk> {
     // SAFETY: per the API contract.
-    let p = unsafe { cstr(urlpath) }.ok_or(Error::NullPointer)?;
+    let p = super::urlpath::local_path(unsafe { cstr(urlpath) }.ok_or(Error::NullPointer)?);
     // SAFETY: per the API contract.
     let io = unsafe { udio.as_ref() }.copied().unwrap_or(BLOSC2_IO_DEFAULTS);
     if offset < 0 {

@@ -397,7 +397,7 @@ fn new_impl(storage: *const blosc2_storage) -> Result<*mut blosc2_schunk> {
     // SAFETY: per the API contract of blosc2_schunk_new.
     let (st, mut cp, dp, io) = unsafe { storage_params(storage) };
     // SAFETY: urlpath is NULL or a C string.
-    let url = unsafe { cstr(st.urlpath) }.map(str::to_owned);
+    let url = unsafe { cstr(st.urlpath) }.map(|u| super::urlpath::local_path(u).to_owned());
     if cp.nthreads <= 0 {
         cp.nthreads = 1;
     }
@@ -1048,7 +1048,7 @@ pub fn register_opened(sc: SuperChunk, contiguous: bool, urlpath: Option<&str>, 
 
 fn open_impl(urlpath: *const c_char, offset: i64) -> Result<*mut blosc2_schunk> {
     // SAFETY: per the API contract.
-    let p = unsafe { cstr(urlpath) }.ok_or(Error::NullPointer)?;
+    let p = super::urlpath::local_path(unsafe { cstr(urlpath) }.ok_or(Error::NullPointer)?);
     if offset < 0 {
         return Err(Error::InvalidParam);
     }
@@ -1135,11 +1135,15 @@ fn copy_impl(schunk: *mut blosc2_schunk, storage: *const blosc2_storage) -> Resu
     // SAFETY: per the API contract.
     let (st, given_cp, dp, io) = unsafe { storage_params(storage) };
     // SAFETY: urlpath is NULL or a C string.
-    let url = unsafe { cstr(st.urlpath) }.map(str::to_owned);
+    let url = unsafe { cstr(st.urlpath) }.map(|u| super::urlpath::local_path(u).to_owned());
     let spec = StorageSpec { contiguous: st.contiguous, urlpath: url.as_ref().map(PathBuf::from) };
     if st.cparams.is_null() {
         // Same parameters as the source.
-        let sc = with(schunk, |h| h.sc.copy_to(&spec, None))?;
+        // The copy has the storage's decompression parameters (the defaults when NULL).
+        let sc = with(schunk, |h| {
+            let typesize = h.sc.typesize();
+            h.sc.copy_to_with(&spec, None, core_dparams(&dp, typesize))
+        })?;
         let mut cp = opened_params(&sc).0;
         // The reference's copy carries its block size and no compression thread count.
         cp.blocksize = sc.cparams().blocksize;
@@ -1150,7 +1154,7 @@ fn copy_impl(schunk: *mut blosc2_schunk, storage: *const blosc2_storage) -> Resu
     if cp.nthreads <= 0 {
         cp.nthreads = 1;
     }
-    let sc = with(schunk, |h| h.sc.copy_to(&spec, Some(core_cparams(&cp))))?;
+    let sc = with(schunk, |h| h.sc.copy_to_with(&spec, Some(core_cparams(&cp)), core_dparams(&dp, cp.typesize)))?;
     register_copy(sc, cp, dp, &st, url.as_deref(), &io)
 }
 

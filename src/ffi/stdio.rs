@@ -77,7 +77,7 @@ pub unsafe extern "C" fn blosc2_stdio_close(stream: *mut c_void) -> c_int {
     })
 }
 
-/// Size of the file in bytes.
+/// Size of the file in bytes; the file position is left where it was.
 ///
 /// # Safety
 /// `stream` from `blosc2_stdio_open`.
@@ -86,12 +86,23 @@ pub unsafe extern "C" fn blosc2_stdio_size(stream: *mut c_void) -> i64 {
     guard(PANIC_CODE as i64, || {
         // SAFETY: per contract.
         let Some(f) = (unsafe { file_of(stream) }) else { return -1 };
+        // The caller's position survives the call, as in the reference (user backends may
+        // wrap these callbacks and rely on it).
         // SAFETY: f is an open FILE.
         unsafe {
-            if libc::fseeko(f, 0, libc::SEEK_END) != 0 {
+            let here = libc::ftello(f);
+            if here < 0 {
                 return -1;
             }
-            libc::ftello(f)
+            if libc::fseeko(f, 0, libc::SEEK_END) != 0 {
+                libc::fseeko(f, here, libc::SEEK_SET);
+                return -1;
+            }
+            let size = libc::ftello(f);
+            if libc::fseeko(f, here, libc::SEEK_SET) != 0 {
+                return -1;
+            }
+            size
         }
     })
 }
@@ -223,14 +234,18 @@ fn mmap_mode(mode: &[u8]) -> Option<MmapMode> {
     })
 }
 
-/// The live mapping behind a stream: `None` for NULL or a destroyed/never-opened struct.
+/// The live mapping behind a stream: `None` for NULL or a destroyed/never-opened struct
+/// (no address). A caller may fill `addr`, `file_size` and `mapping_size` itself, without a
+/// file, and read or write that memory through the backend, as the reference allows; only
+/// growing such a mapping fails (there is no file to extend).
 ///
 /// # Safety
-/// `stream` NULL or a valid `blosc2_stdio_mmap` not accessed concurrently for writing.
+/// `stream` NULL or a valid `blosc2_stdio_mmap` not accessed concurrently for writing, whose
+/// `addr` (when set) maps at least `mapping_size` bytes.
 unsafe fn live_mmap<'a>(stream: *mut c_void) -> Option<&'a mut blosc2_stdio_mmap> {
     // SAFETY: per contract.
     let m = unsafe { (stream as *mut blosc2_stdio_mmap).as_mut() }?;
-    (!m.addr.is_null() && !m.file.is_null()).then_some(m)
+    (!m.addr.is_null()).then_some(m)
 }
 
 /// Map `len` bytes of private, zero-filled memory; with `file_len > 0`, the first
@@ -263,6 +278,10 @@ unsafe fn map_private(fd: c_int, len: usize, file_len: usize) -> Option<*mut c_v
 fn mmap_grow(m: &mut blosc2_stdio_mmap, needed: usize, old_file_size: usize) -> bool {
     if m.mapping_size >= needed {
         return true;
+    }
+    if m.file.is_null() {
+        // Memory the caller mapped (or allocated) itself: not ours to move.
+        return false;
     }
     let new_size = needed.checked_mul(2).unwrap_or(needed);
     if new_size > i64::MAX as usize {

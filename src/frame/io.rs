@@ -4,7 +4,7 @@
 
 use std::fs::{File, OpenOptions};
 use std::io::{Read, Seek, SeekFrom, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
 
@@ -26,6 +26,14 @@ pub trait Storage: Send {
     /// Flush buffered writes.
     fn sync(&mut self) -> Result<()> {
         Ok(())
+    }
+
+    /// Follow the path this storage was opened from when the file there was replaced (a new
+    /// file renamed over it, say): reopen it and return `true`. The reference reads frames by
+    /// path on every access, so a handle always sees the file now at its path. Storages not
+    /// tied to a path return `false`.
+    fn follow_path(&mut self) -> bool {
+        false
     }
 
     /// Read `len` bytes at `pos` into a new vector.
@@ -89,17 +97,30 @@ impl Storage for MemStorage {
     }
 }
 
-/// A frame in a file, through `std::fs::File`.
+/// A frame in a file, through `std::fs::File`. It remembers its path and the identity of the
+/// file it opened, to notice a replaced file ([`Storage::follow_path`]).
 #[derive(Debug)]
 pub struct FileStorage {
     file: File,
+    path: PathBuf,
+    writable: bool,
+}
+
+/// Device and inode of a file, which tell two files at one path apart.
+fn file_id(m: &std::fs::Metadata) -> (u64, u64) {
+    use std::os::unix::fs::MetadataExt;
+    (m.dev(), m.ino())
 }
 
 impl FileStorage {
+    fn with(file: File, path: &Path, writable: bool) -> FileStorage {
+        FileStorage { file, path: path.to_path_buf(), writable }
+    }
+
     /// Open an existing file for reading, and for writing when `writable`.
     pub fn open(path: &Path, writable: bool) -> Result<FileStorage> {
         let file = OpenOptions::new().read(true).write(writable).open(path).map_err(|_| Error::FileOpen)?;
-        Ok(FileStorage { file })
+        Ok(FileStorage::with(file, path, writable))
     }
 
     /// Create (or truncate) a file.
@@ -111,7 +132,7 @@ impl FileStorage {
             .truncate(true)
             .open(path)
             .map_err(|_| Error::FileOpen)?;
-        Ok(FileStorage { file })
+        Ok(FileStorage::with(file, path, true))
     }
 
     /// Open for appending a frame at the end of an existing file (created if missing).
@@ -123,7 +144,7 @@ impl FileStorage {
             .truncate(false)
             .open(path)
             .map_err(|_| Error::FileOpen)?;
-        Ok(FileStorage { file })
+        Ok(FileStorage::with(file, path, true))
     }
 }
 
@@ -149,6 +170,50 @@ impl Storage for FileStorage {
     fn sync(&mut self) -> Result<()> {
         self.file.flush().map_err(|_| Error::FileWrite)
     }
+
+    fn follow_path(&mut self) -> bool {
+        let Ok(now) = std::fs::metadata(&self.path) else { return false };
+        let Ok(held) = self.file.metadata() else { return false };
+        if file_id(&now) == file_id(&held) {
+            return false;
+        }
+        let reopened = FileStorage::open(&self.path, self.writable).or_else(|_| FileStorage::open(&self.path, false));
+        match reopened {
+            Ok(f) => {
+                *self = f;
+                true
+            }
+            Err(_) => false,
+        }
+    }
+}
+
+/// How a frame opens a file it needs: the frame file itself, or the index and chunk files
+/// of a sparse frame. The C layer plugs its I/O backends in here.
+pub trait Opener: Send + Sync {
+    /// Open the existing file at `path`, for writing too when `writable`.
+    fn open(&self, path: &Path, writable: bool) -> Result<Box<dyn Storage>>;
+    /// Create (or truncate) the file at `path`.
+    fn create(&self, path: &Path) -> Result<Box<dyn Storage>>;
+}
+
+/// Files through `std::fs`.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct FsOpener;
+
+impl Opener for FsOpener {
+    fn open(&self, path: &Path, writable: bool) -> Result<Box<dyn Storage>> {
+        Ok(Box::new(FileStorage::open(path, writable)?))
+    }
+
+    fn create(&self, path: &Path) -> Result<Box<dyn Storage>> {
+        Ok(Box::new(FileStorage::create(path)?))
+    }
+}
+
+/// The `std::fs` opener, shared.
+pub fn fs_opener() -> std::sync::Arc<dyn Opener> {
+    std::sync::Arc::new(FsOpener)
 }
 
 #[cfg(test)]

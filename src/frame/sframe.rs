@@ -5,6 +5,8 @@
 
 use std::path::{Path, PathBuf};
 
+use super::io::Opener;
+use crate::chunk::header::MIN_HEADER_LENGTH;
 use crate::error::{Error, Result};
 
 /// Name of the index file inside a sparse frame directory.
@@ -23,24 +25,32 @@ pub fn chunk_path(dir: &Path, id: i64) -> Result<PathBuf> {
     Ok(dir.join(format!("{:08X}.chunk", id)))
 }
 
-/// Read a whole chunk file.
-pub fn read_chunk(dir: &Path, id: i64) -> Result<Vec<u8>> {
-    std::fs::read(chunk_path(dir, id)?).map_err(|_| Error::FileRead)
+/// Read a whole chunk file. A missing file is [`Error::FileOpen`]; one too short to hold a
+/// chunk header (emptied behind the frame's back) is [`Error::FileRead`], as in the reference.
+pub fn read_chunk(io: &dyn Opener, dir: &Path, id: i64) -> Result<Vec<u8>> {
+    let mut f = io.open(&chunk_path(dir, id)?, false)?;
+    let len = f.len().map_err(|_| Error::FileRead)?;
+    if len < MIN_HEADER_LENGTH as u64 {
+        return Err(Error::FileRead);
+    }
+    let mut v = vec![0u8; usize::try_from(len).map_err(|_| Error::MemoryAlloc)?];
+    f.read_at(0, &mut v).map_err(|_| Error::FileRead)?;
+    Ok(v)
 }
 
-/// Read the first `len` bytes of a chunk file starting at `offset` (for lazy chunks).
-pub fn read_chunk_part(dir: &Path, id: i64, offset: u64, len: usize) -> Result<Vec<u8>> {
-    use std::io::{Read, Seek, SeekFrom};
-    let mut f = std::fs::File::open(chunk_path(dir, id)?).map_err(|_| Error::FileOpen)?;
-    f.seek(SeekFrom::Start(offset)).map_err(|_| Error::FileRead)?;
+/// Read `len` bytes of a chunk file starting at `offset` (for lazy chunks).
+pub fn read_chunk_part(io: &dyn Opener, dir: &Path, id: i64, offset: u64, len: usize) -> Result<Vec<u8>> {
+    let mut f = io.open(&chunk_path(dir, id)?, false)?;
     let mut v = vec![0u8; len];
-    f.read_exact(&mut v).map_err(|_| Error::FileRead)?;
+    f.read_at(offset, &mut v).map_err(|_| Error::FileRead)?;
     Ok(v)
 }
 
 /// Write (replace) chunk file number `id`.
-pub fn write_chunk(dir: &Path, id: i64, chunk: &[u8]) -> Result<()> {
-    std::fs::write(chunk_path(dir, id)?, chunk).map_err(|_| Error::FileWrite)
+pub fn write_chunk(io: &dyn Opener, dir: &Path, id: i64, chunk: &[u8]) -> Result<()> {
+    let mut f = io.create(&chunk_path(dir, id)?).map_err(|_| Error::FileWrite)?;
+    f.write_at(0, chunk)?;
+    f.sync()
 }
 
 /// Remove chunk file number `id`.

@@ -995,11 +995,12 @@ pub unsafe extern "C" fn blosc2_schunk_to_file(schunk: *mut blosc2_schunk, urlpa
     guard(PANIC_CODE as i64, || {
         code_i64(with(schunk, |h| {
             // SAFETY: per contract.
-            let p = unsafe { cstr(urlpath) }.ok_or(Error::NullPointer)?;
-            let p = std::path::Path::new(p);
+            let p = unsafe { cstr(urlpath) }.ok_or(Error::InvalidParam)?;
             // An in-memory frame is written out as is (replacing a file); anything else is
             // copied into a new frame file, which must not exist yet (as the reference does).
+            // Only the copy, like any new super-chunk, drops a `file:///` prefix.
             let in_memory = matches!(h.sc.frame_kind(), Some(crate::frame::FrameKind::Contiguous { path: None }));
+            let p = std::path::Path::new(if in_memory { p } else { super::urlpath::local_path(p) });
             if p.exists() && !in_memory {
                 return Err(Error::SchunkCopy);
             }
@@ -1017,7 +1018,7 @@ pub unsafe extern "C" fn blosc2_schunk_append_file(schunk: *mut blosc2_schunk, u
     guard(PANIC_CODE as i64, || {
         code_i64(with(schunk, |h| {
             // SAFETY: per contract.
-            let p = unsafe { cstr(urlpath) }.ok_or(Error::NullPointer)?;
+            let p = unsafe { cstr(urlpath) }.ok_or(Error::InvalidParam)?;
             h.sc.append_file(std::path::Path::new(p))
         }))
     })
@@ -1048,7 +1049,7 @@ pub fn register_opened(sc: SuperChunk, contiguous: bool, urlpath: Option<&str>, 
 
 fn open_impl(urlpath: *const c_char, offset: i64) -> Result<*mut blosc2_schunk> {
     // SAFETY: per the API contract.
-    let p = super::urlpath::local_path(unsafe { cstr(urlpath) }.ok_or(Error::NullPointer)?);
+    let p = unsafe { cstr(urlpath) }.ok_or(Error::NullPointer)?;
     if offset < 0 {
         return Err(Error::InvalidParam);
     }
@@ -1056,9 +1057,10 @@ fn open_impl(urlpath: *const c_char, offset: i64) -> Result<*mut blosc2_schunk> 
 }
 
 /// Open a frame through the default filesystem backend, with locking when `io` (or the
-/// environment) asks for it.
+/// environment) asks for it. `p` is the urlpath as given (recorded in the public storage,
+/// as the reference does); a `file:///` prefix is dropped to reach the file.
 pub fn open_filesystem(p: &str, offset: i64, io: &blosc2_io) -> Result<*mut blosc2_schunk> {
-    let path = std::path::Path::new(p);
+    let path = std::path::Path::new(super::urlpath::local_path(p));
     let sc = if super::stdio::locking_requested(io) {
         SuperChunk::open_locking(path, offset as u64)?
     } else {

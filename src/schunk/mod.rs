@@ -808,7 +808,11 @@ impl SuperChunk {
     /// Write the super-chunk as a contiguous frame file at `path`; returns its length.
     pub fn to_file(&mut self, path: &Path) -> Result<i64> {
         let bytes = self.to_buffer()?.into_owned();
-        std::fs::write(path, &bytes).map_err(|_| Error::FileWrite)?;
+        // A file that cannot be created is FileOpen, a failed write FileWrite (as in the
+        // reference).
+        let mut f = FileStorage::create(path)?;
+        f.write_at(0, &bytes)?;
+        f.sync()?;
         Ok(bytes.len() as i64)
     }
 

@@ -63,8 +63,10 @@ fn find_cb(id: u8) -> Option<blosc2_io_cb> {
     r.iter().find(|c| c.0.id == id).map(|c| *c.0)
 }
 
-/// Register user I/O callbacks under an id from `BLOSC2_IO_REGISTERED` on. Registering an
-/// id twice keeps the first registration and succeeds, as the reference does.
+/// Register user I/O callbacks under an id from `BLOSC2_IO_REGISTERED` on. As in the
+/// reference, registering an id again under the same name keeps the first registration and
+/// succeeds, under another name it is `BLOSC2_ERROR_PLUGIN_IO`; NULL is
+/// `BLOSC2_ERROR_INVALID_PARAM`.
 ///
 /// # Safety
 /// `io` NULL or valid; its callbacks and name must stay valid for the process lifetime.
@@ -72,22 +74,38 @@ fn find_cb(id: u8) -> Option<blosc2_io_cb> {
 pub unsafe extern "C" fn blosc2_register_io_cb(io: *const blosc2_io_cb) -> c_int {
     guard(PANIC_CODE, || {
         // SAFETY: per contract.
-        let Some(io) = (unsafe { io.as_ref() }) else { return Error::NullPointer.code() };
+        let Some(io) = (unsafe { io.as_ref() }) else { return Error::InvalidParam.code() };
         if (io.id as c_int) < BLOSC2_IO_REGISTERED {
             return Error::PluginIo.code();
         }
         let mut r = registry().lock().unwrap_or_else(|e| e.into_inner());
-        if !r.iter().any(|c| c.0.id == io.id) {
-            r.push(Registered(Box::new(*io)));
+        match r.iter().find(|c| c.0.id == io.id) {
+            Some(old) => {
+                // SAFETY: names are NULL or C strings valid for the process lifetime.
+                let same = unsafe { (cstr(old.0.name), cstr(io.name)) };
+                if same.0 == same.1 {
+                    0
+                } else {
+                    Error::PluginIo.code()
+                }
+            }
+            None if r.len() >= u8::MAX as usize => Error::PluginIo.code(),
+            None => {
+                r.push(Registered(Box::new(*io)));
+                0
+            }
         }
-        0
     })
 }
 
-/// The callbacks registered under `id` (0 is the built-in filesystem backend), or NULL.
+/// The callbacks registered under `id` (0 is the built-in filesystem backend), or NULL; NULL
+/// also outside `blosc2_init`/`blosc2_destroy`, as in the reference.
 #[no_mangle]
 pub extern "C" fn blosc2_get_io_cb(id: u8) -> *mut blosc2_io_cb {
     guard(std::ptr::null_mut(), || {
+        if !super::global::GLOBALS.initialized.load(std::sync::atomic::Ordering::Acquire) {
+            return std::ptr::null_mut();
+        }
         let mut r = registry().lock().unwrap_or_else(|e| e.into_inner());
         r.iter_mut().find(|c| c.0.id == id).map_or(std::ptr::null_mut(), |c| &mut *c.0 as *mut blosc2_io_cb)
     })

@@ -38,9 +38,11 @@ pub trait Storage: Send {
 
     /// Read `len` bytes at `pos` into a new vector.
     fn read_vec(&mut self, pos: u64, len: usize) -> Result<Vec<u8>> {
-        // Lengths come from untrusted frames: check before allocating.
+        // Lengths come from untrusted frames: check before allocating. Past the end of a
+        // file (cut short under an open handle, say) is a failed file read, as in the
+        // reference; past the end of memory a bad buffer.
         if pos.checked_add(len as u64).is_none_or(|end| end > self.len().unwrap_or(0)) {
-            return Err(Error::ReadBuffer);
+            return Err(if self.as_slice().is_some() { Error::ReadBuffer } else { Error::FileRead });
         }
         let mut v = vec![0u8; len];
         self.read_at(pos, &mut v)?;

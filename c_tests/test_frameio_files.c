@@ -121,6 +121,23 @@ static void stdio_helpers(void) {
          (long long)blosc2_stdio_write(bytes, 1, 1, -5, &f), (long long)blosc2_stdio_read(&p, 1, -1, 0, &f),
          (long long)blosc2_stdio_read(NULL, 1, 1, 0, &f));
   printf("  truncate=%d size=%lld\n", blosc2_stdio_truncate(&f, 3), (long long)blosc2_stdio_size(&f));
+  // Positioned I/O: the FILE position stays, and bytes still buffered in the FILE are not
+  // seen (nor flushed by truncate).
+  fseek(f.file, 3, SEEK_SET);
+  p = got;
+  int64_t r = blosc2_stdio_read(&p, 1, 4, 5, &f);
+  printf("  read keeps position: %lld pos=%ld\n", (long long)r, ftell(f.file));
+  r = blosc2_stdio_write(bytes, 1, 2, 1, &f);
+  printf("  write keeps position: %lld pos=%ld\n", (long long)r, ftell(f.file));
+  fseek(f.file, 0, SEEK_SET);
+  fwrite("AB", 1, 2, f.file);
+  r = blosc2_stdio_read(&p, 1, 2, 0, &f);
+  printf("  unflushed FILE bytes: %lld '%c%c'\n", (long long)r, got[0], got[1]);
+  fwrite("ABCDEFGH", 1, 8, f.file);
+  int t = blosc2_stdio_truncate(&f, 2);
+  printf("  truncate with buffered bytes=%d size=%lld\n", t, (long long)blosc2_stdio_size(&f));
+  printf("  truncate(-1)=%d zero-size items: read=%lld write=%lld\n", blosc2_stdio_truncate(&f, -1),
+         (long long)blosc2_stdio_read(&p, 0, 2, 0, &f), (long long)blosc2_stdio_write(bytes, 0, 2, 0, &f));
   printf("  NULL stream: size=%lld close=%d truncate=%d\n", (long long)blosc2_stdio_size(NULL), blosc2_stdio_close(NULL),
          blosc2_stdio_truncate(NULL, 0));
   printf("  open missing=%s\n", blosc2_stdio_open("fio_no/such", "rb", NULL) == NULL ? "NULL" : "stream");

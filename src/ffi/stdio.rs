@@ -107,7 +107,49 @@ pub unsafe extern "C" fn blosc2_stdio_size(stream: *mut c_void) -> i64 {
     })
 }
 
-/// Write `nitems` items of `size` bytes at `position`; returns the items written.
+/// Move `n` bytes between `buf` and the file behind `f` at `position` with positioned I/O on
+/// its descriptor (as the reference): the FILE's position and buffer are left alone, so
+/// handles never see bytes staled by their own buffering. Returns the bytes transferred; a
+/// short count means end of file or an error.
+///
+/// # Safety
+/// `f` an open FILE; `buf` valid for `n` bytes (writable when reading).
+unsafe fn positioned_io(f: *mut FILE, buf: *mut u8, n: usize, position: i64, write: bool) -> usize {
+    // SAFETY: f is an open FILE per contract.
+    let fd = unsafe { libc::fileno(f) };
+    if fd < 0 {
+        return 0;
+    }
+    let mut done = 0usize;
+    while done < n {
+        let Some(off) = position.checked_add(done as i64) else { break };
+        // Keep each call well under SSIZE_MAX; short transfers are looped anyway.
+        let chunk = (n - done).min(1 << 30);
+        // SAFETY: buf + done .. + chunk lies inside the caller's buffer.
+        let r = unsafe {
+            let p = buf.add(done) as *mut c_void;
+            if write {
+                libc::pwrite(fd, p, chunk, off as libc::off_t)
+            } else {
+                libc::pread(fd, p, chunk, off as libc::off_t)
+            }
+        };
+        if r < 0 {
+            if std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted {
+                continue;
+            }
+            break;
+        }
+        if r == 0 {
+            break;
+        }
+        done += r as usize;
+    }
+    done
+}
+
+/// Write `nitems` items of `size` bytes at `position`; returns the items written. The FILE
+/// position does not move.
 ///
 /// # Safety
 /// `ptr` readable for `size * nitems` bytes; `stream` from `blosc2_stdio_open`.
@@ -125,17 +167,19 @@ pub unsafe extern "C" fn blosc2_stdio_write(
         if ptr.is_null() || size < 0 || nitems < 0 || position < 0 {
             return 0;
         }
-        // SAFETY: f open; ptr readable per contract.
-        unsafe {
-            if libc::fseeko(f, position, libc::SEEK_SET) != 0 {
-                return 0;
-            }
-            libc::fwrite(ptr, size as usize, nitems as usize, f) as i64
+        let Some(n) = size.checked_mul(nitems).and_then(|n| usize::try_from(n).ok()) else { return 0 };
+        // SAFETY: f open; ptr readable for n bytes per contract (only read from).
+        let done = unsafe { positioned_io(f, ptr as *mut u8, n, position, true) };
+        if size > 0 {
+            done as i64 / size
+        } else {
+            0
         }
     })
 }
 
 /// Read `nitems` items of `size` bytes at `position` into `*ptr`; returns the items read.
+/// The FILE position does not move.
 ///
 /// # Safety
 /// `*ptr` writable for `size * nitems` bytes; `stream` from `blosc2_stdio_open`.
@@ -153,17 +197,18 @@ pub unsafe extern "C" fn blosc2_stdio_read(
         if ptr.is_null() || size < 0 || nitems < 0 || position < 0 {
             return 0;
         }
+        let Some(n) = size.checked_mul(nitems).and_then(|n| usize::try_from(n).ok()) else { return 0 };
         // SAFETY: ptr valid per contract.
         let dest = unsafe { *ptr };
-        if dest.is_null() {
+        if dest.is_null() && n > 0 {
             return 0;
         }
-        // SAFETY: f open; dest writable per contract.
-        unsafe {
-            if libc::fseeko(f, position, libc::SEEK_SET) != 0 {
-                return 0;
-            }
-            libc::fread(dest, size as usize, nitems as usize, f) as i64
+        // SAFETY: f open; dest writable for n bytes per contract.
+        let done = unsafe { positioned_io(f, dest as *mut u8, n, position, false) };
+        if size > 0 {
+            done as i64 / size
+        } else {
+            0
         }
     })
 }
@@ -177,11 +222,13 @@ pub unsafe extern "C" fn blosc2_stdio_truncate(stream: *mut c_void, size: i64) -
     guard(PANIC_CODE, || {
         // SAFETY: per contract.
         let Some(f) = (unsafe { file_of(stream) }) else { return -1 };
-        // SAFETY: f open.
-        unsafe {
-            libc::fflush(f);
-            libc::ftruncate(libc::fileno(f), size)
+        if size < 0 {
+            return -1;
         }
+        // Writes here go straight to the descriptor; what the caller buffered in the FILE
+        // is not flushed first (as in the reference).
+        // SAFETY: f open.
+        unsafe { libc::ftruncate(libc::fileno(f), size) }
     })
 }
 

@@ -234,6 +234,31 @@ mod tests {
     }
 
     #[test]
+    fn file_storage_follows_a_replaced_file() {
+        let dir = std::env::temp_dir().join(format!("b2io-follow-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let p = dir.join("f.bin");
+        std::fs::write(&p, b"old").unwrap();
+        let mut s = FileStorage::open(&p, false).unwrap();
+        assert!(!s.follow_path());
+        let q = dir.join("g.bin");
+        std::fs::write(&q, b"newer").unwrap();
+        std::fs::rename(&q, &p).unwrap();
+        assert_eq!(s.read_vec(0, 3).unwrap(), b"old");
+        assert!(s.follow_path());
+        assert_eq!(s.read_vec(0, 5).unwrap(), b"newer");
+        assert!(!s.follow_path());
+        // A removed file keeps the open one.
+        std::fs::remove_file(&p).unwrap();
+        assert!(!s.follow_path());
+        assert_eq!(s.read_vec(0, 5).unwrap(), b"newer");
+        // Reading past the end of a file is a file read error, of memory a buffer error.
+        assert_eq!(s.read_vec(3, 10), Err(Error::FileRead));
+        assert_eq!(MemStorage::new(vec![1, 2]).read_vec(1, 5), Err(Error::ReadBuffer));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
     fn memory_and_file() {
         exercise(&mut MemStorage::default());
         let dir = std::env::temp_dir().join(format!("b2io-{}", std::process::id()));

@@ -75,4 +75,21 @@ mod tests {
         assert!(chunk_path(d, -1).is_err());
         assert_eq!(index_path(d), PathBuf::from("/x/chunks.b2frame"));
     }
+
+    #[test]
+    fn damaged_chunk_files() {
+        let io = super::super::io::FsOpener;
+        let dir = std::env::temp_dir().join(format!("b2sframe-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        assert_eq!(read_chunk(&io, &dir, 0), Err(Error::FileOpen));
+        write_chunk(&io, &dir, 0, &[7u8; 40]).unwrap();
+        assert_eq!(read_chunk(&io, &dir, 0).unwrap(), vec![7u8; 40]);
+        assert_eq!(read_chunk_part(&io, &dir, 0, 30, 10).unwrap(), vec![7u8; 10]);
+        assert_eq!(read_chunk_part(&io, &dir, 0, 35, 10), Err(Error::FileRead));
+        for len in [0usize, 15] {
+            std::fs::write(chunk_path(&dir, 0).unwrap(), vec![7u8; len]).unwrap();
+            assert_eq!(read_chunk(&io, &dir, 0), Err(Error::FileRead));
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }

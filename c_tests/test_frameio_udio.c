@@ -20,6 +20,7 @@ static int mode_bit(const char* m) {
   if (strcmp(m, "rb+") == 0 || strcmp(m, "r+b") == 0) return 2;
   if (strcmp(m, "wb") == 0) return 4;
   if (strcmp(m, "wb+") == 0 || strcmp(m, "w+b") == 0) return 8;
+  if (strcmp(m, "ab") == 0) return 32;
   return 16;
 }
 
@@ -173,6 +174,38 @@ int main(void) {
       printf("  frame files equal=%s\n", file_sum(names[0]) == file_sum(plain[0]) ? "yes" : "no");
     }
   }
+  // An in-memory frame on a user backend writes to_file/append_file output through it.
+  printf("in-memory frame on the user backend\n");
+  int before = c.open;
+  blosc2_cparams mcp = BLOSC2_CPARAMS_DEFAULTS;
+  mcp.typesize = 4;
+  blosc2_storage mst = {.contiguous = true, .cparams = &mcp, .io = &io};
+  blosc2_schunk* m = blosc2_schunk_new(&mst);
+  int32_t buf[1000];
+  data(buf, 3);
+  blosc2_schunk_append_buffer(m, buf, sizeof(buf));
+  printf("  opens while in memory=%d\n", c.open - before);
+  blosc2_remove_urlpath("fio_m.b2frame");
+  int64_t len = blosc2_schunk_to_file(m, "fio_m.b2frame");
+  printf("  to_file=%lld opened=%s\n", (long long)len, c.open > before ? "yes" : "no");
+  balance("to_file");
+  int64_t off = blosc2_schunk_append_file(m, "fio_m.b2frame");
+  printf("  append_file=%lld\n", (long long)off);
+  balance("append_file");
+  blosc2_remove_urlpath("fio_m2.b2frame");
+  off = blosc2_schunk_append_file(m, "fio_m2.b2frame");
+  printf("  append_file(new file)=%lld\n", (long long)off);
+  printf("  to_file(bad dir)=%lld\n", (long long)blosc2_schunk_to_file(m, "fio_no/such/dir.b2frame"));
+  printf("  append_file(bad dir)=%lld\n", (long long)blosc2_schunk_append_file(m, "fio_no/such/dir.b2frame"));
+  balance("errors");
+  blosc2_schunk* r = blosc2_schunk_open_offset("fio_m.b2frame", len);
+  int32_t out[1000];
+  int rc = r ? blosc2_schunk_decompress_chunk(r, 0, out, sizeof(out)) : -999;
+  printf("  reopened at offset: rc=%d out[999]=%d\n", rc, out[999]);
+  blosc2_schunk_free(r);
+  blosc2_schunk_free(m);
+  blosc2_remove_urlpath("fio_m.b2frame");
+  blosc2_remove_urlpath("fio_m2.b2frame");
   printf("modes used=%d\n", c.modes);
   // The sparse directory must not exist yet, whatever the backend.
   blosc2_cparams cp = BLOSC2_CPARAMS_DEFAULTS;

@@ -342,6 +342,41 @@ pub fn new_with_io(cp: &blosc2_cparams, dp: &blosc2_dparams, spec: &StorageSpec,
     Ok((sc, release_for(&cb, io.params)))
 }
 
+/// Write a whole frame to `path` through the backend `io`, as the reference's `to_file`
+/// ("wb", returns the length) or `append_file` ("rb+", created with "ab" when missing;
+/// returns the offset where the frame starts) do for in-memory frames.
+pub fn write_frame_via(io: &blosc2_io, path: &str, frame: &[u8], append: bool) -> Result<i64> {
+    let cb = find_cb(io.id).ok_or(Error::PluginIo)?;
+    let cpath = CString::new(path).map_err(|_| Error::InvalidParam)?;
+    let params = io.params;
+    let s = if append {
+        CallbackStorage::open(cb, &cpath, &[c"rb+"], params).or_else(|_| {
+            drop(CallbackStorage::open(cb, &cpath, &[c"ab"], params)?);
+            CallbackStorage::open(cb, &cpath, &[c"rb+"], params)
+        })?
+    } else {
+        CallbackStorage::open(cb, &cpath, &[c"wb"], params)?
+    };
+    let pos = if append {
+        let size = cb.size.ok_or(Error::PluginIo)?;
+        // SAFETY: stream from this backend.
+        let n = unsafe { size(s.stream) };
+        if n < 0 {
+            return Err(Error::FileRead);
+        }
+        n
+    } else {
+        0
+    };
+    let write = cb.write.ok_or(Error::PluginIo)?;
+    // SAFETY: frame readable for its length; stream from this backend.
+    let n = unsafe { write(frame.as_ptr() as *const c_void, frame.len() as i64, 1, pos, s.stream) };
+    if n != 1 {
+        return Err(Error::FileWrite);
+    }
+    Ok(if append { pos } else { frame.len() as i64 })
+}
+
 fn open_udio_impl(urlpath: *const c_char, offset: i64, udio: *const blosc2_io) -> Result<*mut blosc2_schunk> {
     // SAFETY: per the API contract.
     let raw = unsafe { cstr(urlpath) }.ok_or(Error::NullPointer)?;

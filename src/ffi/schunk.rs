@@ -993,19 +993,25 @@ pub unsafe extern "C" fn blosc2_schunk_to_buffer(
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_schunk_to_file(schunk: *mut blosc2_schunk, urlpath: *const c_char) -> i64 {
     guard(PANIC_CODE as i64, || {
-        code_i64(with(schunk, |h| {
-            // SAFETY: per contract.
-            let p = unsafe { cstr(urlpath) }.ok_or(Error::InvalidParam)?;
-            // An in-memory frame is written out as is (replacing a file); anything else is
-            // copied into a new frame file, which must not exist yet (as the reference does).
-            // Only the copy, like any new super-chunk, drops a `file:///` prefix.
+        // SAFETY: per contract.
+        let Some(p) = (unsafe { cstr(urlpath) }) else { return Error::InvalidParam.code() as i64 };
+        let r = with(schunk, |h| {
+            // An in-memory frame is written out as is (replacing a file), through the
+            // super-chunk's I/O backend; anything else is copied into a new frame file, which
+            // must not exist yet (as the reference does). Only the copy, like any new
+            // super-chunk, drops a `file:///` prefix.
             let in_memory = matches!(h.sc.frame_kind(), Some(crate::frame::FrameKind::Contiguous { path: None }));
+            if let Some(io) = user_io(h).filter(|_| in_memory) {
+                return Ok(Err((h.sc.to_buffer()?.into_owned(), io)));
+            }
             let p = std::path::Path::new(if in_memory { p } else { super::urlpath::local_path(p) });
             if p.exists() && !in_memory {
                 return Err(Error::SchunkCopy);
             }
-            h.sc.to_file(p)
-        }))
+            h.sc.to_file(p).map(Ok)
+        });
+        // User callbacks run after the handle is released.
+        code_i64(r.and_then(|r| r.or_else(|(bytes, io)| super::frame::write_frame_via(&io, p, &bytes, false))))
     })
 }
 
@@ -1016,12 +1022,23 @@ pub unsafe extern "C" fn blosc2_schunk_to_file(schunk: *mut blosc2_schunk, urlpa
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_schunk_append_file(schunk: *mut blosc2_schunk, urlpath: *const c_char) -> i64 {
     guard(PANIC_CODE as i64, || {
-        code_i64(with(schunk, |h| {
-            // SAFETY: per contract.
-            let p = unsafe { cstr(urlpath) }.ok_or(Error::InvalidParam)?;
-            h.sc.append_file(std::path::Path::new(p))
-        }))
+        // SAFETY: per contract.
+        let Some(p) = (unsafe { cstr(urlpath) }) else { return Error::InvalidParam.code() as i64 };
+        let r = with(schunk, |h| match user_io(h) {
+            Some(io) => Ok(Err((h.sc.to_buffer()?.into_owned(), io))),
+            None => h.sc.append_file(std::path::Path::new(p)).map(Ok),
+        });
+        // User callbacks run after the handle is released.
+        code_i64(r.and_then(|r| r.or_else(|(bytes, io)| super::frame::write_frame_via(&io, p, &bytes, true))))
     })
+}
+
+/// The super-chunk's I/O backend when it is not the default filesystem one (the reference
+/// writes `to_file`/`append_file` output of in-memory frames through it).
+fn user_io(h: &Handle) -> Option<blosc2_io> {
+    // SAFETY: the storage's io is NULL or our own copy.
+    let io = unsafe { h.storage()?.io.as_ref() }.copied()?;
+    (io.id as c_int != BLOSC2_IO_FILESYSTEM).then_some(io)
 }
 
 /// Parameters the reference gives a super-chunk opened from a frame.

@@ -78,8 +78,14 @@ static void contiguous(void) {
   a = blosc2_schunk_open(p);
   remove(p);
   probe("removed", a);
-  // (Appending now fails in the reference, which reopens the path to write; this library
-  // keeps writing to the open, unlinked file.)
+  int32_t w[N];
+  for (int i = 0; i < N; i++) w[i] = i;
+  printf("  append after remove=%lld exists=%d\n", (long long)blosc2_schunk_append_buffer(a, w, sizeof(w)),
+         file_len(p) >= 0);
+  // (The reference counts the chunk it failed to append in nchunks and nbytes; this library
+  // keeps the counters of the chunks there are.)
+  printf("  after failed append: c0=%d c1=%d\n", blosc2_schunk_decompress_chunk(a, 0, w, sizeof(w)),
+         blosc2_schunk_decompress_chunk(a, 1, w, sizeof(w)));
   blosc2_schunk_free(a);
   blosc2_remove_urlpath(p);
 }

@@ -106,6 +106,9 @@ pub struct FileStorage {
     file: File,
     path: PathBuf,
     writable: bool,
+    /// The path no longer names a file (removed under this handle): reads still come from
+    /// the open file, but writes fail, as the reference reopens the path to write.
+    gone: bool,
 }
 
 /// Device and inode of a file, which tell two files at one path apart.
@@ -116,7 +119,7 @@ fn file_id(m: &std::fs::Metadata) -> (u64, u64) {
 
 impl FileStorage {
     fn with(file: File, path: &Path, writable: bool) -> FileStorage {
-        FileStorage { file, path: path.to_path_buf(), writable }
+        FileStorage { file, path: path.to_path_buf(), writable, gone: false }
     }
 
     /// Open an existing file for reading, and for writing when `writable`.
@@ -161,11 +164,17 @@ impl Storage for FileStorage {
     }
 
     fn write_at(&mut self, pos: u64, data: &[u8]) -> Result<()> {
+        if self.gone {
+            return Err(Error::FileOpen);
+        }
         self.file.seek(SeekFrom::Start(pos)).map_err(|_| Error::FileWrite)?;
         self.file.write_all(data).map_err(|_| Error::FileWrite)
     }
 
     fn truncate(&mut self, len: u64) -> Result<()> {
+        if self.gone {
+            return Err(Error::FileOpen);
+        }
         self.file.set_len(len).map_err(|_| Error::FileTruncate)
     }
 
@@ -174,7 +183,14 @@ impl Storage for FileStorage {
     }
 
     fn follow_path(&mut self) -> bool {
-        let Ok(now) = std::fs::metadata(&self.path) else { return false };
+        let now = match std::fs::metadata(&self.path) {
+            Ok(m) => m,
+            Err(e) => {
+                self.gone = e.kind() == std::io::ErrorKind::NotFound;
+                return false;
+            }
+        };
+        self.gone = false;
         let Ok(held) = self.file.metadata() else { return false };
         if file_id(&now) == file_id(&held) {
             return false;
@@ -248,10 +264,14 @@ mod tests {
         assert!(s.follow_path());
         assert_eq!(s.read_vec(0, 5).unwrap(), b"newer");
         assert!(!s.follow_path());
-        // A removed file keeps the open one.
+        // A removed file keeps the open one for reading; writing fails.
         std::fs::remove_file(&p).unwrap();
         assert!(!s.follow_path());
         assert_eq!(s.read_vec(0, 5).unwrap(), b"newer");
+        let mut w = FileStorage::create(&dir.join("w.bin")).unwrap();
+        std::fs::remove_file(dir.join("w.bin")).unwrap();
+        assert!(!w.follow_path());
+        assert_eq!(w.write_at(0, b"x"), Err(Error::FileOpen));
         // Reading past the end of a file is a file read error, of memory a buffer error.
         assert_eq!(s.read_vec(3, 10), Err(Error::FileRead));
         assert_eq!(MemStorage::new(vec![1, 2]).read_vec(1, 5), Err(Error::ReadBuffer));

@@ -550,6 +550,9 @@ impl SuperChunk {
         let (nbytes, cbytes) = Self::check_chunk(chunk)?;
         let chunk = &chunk[..cbytes as usize];
         let last = self.last_chunk_nbytes()?;
+        // What to restore when the frame cannot take the chunk (its file was removed, say):
+        // the counters must keep describing the chunks there are.
+        let before = (self.chunksize, self.nbytes, self.cbytes, self.flags2);
         self.note_first_chunk(chunk);
         if self.chunksize == -1 {
             self.chunksize = nbytes;
@@ -563,7 +566,11 @@ impl SuperChunk {
             Store::Frame(_) => {
                 self.sync_frame();
                 let Store::Frame(f) = &mut self.store else { unreachable!() };
-                f.append(chunk).map_err(|_| Error::ChunkAppend)?;
+                if f.append(chunk).is_err() {
+                    (self.chunksize, self.nbytes, self.cbytes, self.flags2) = before;
+                    self.sync_frame();
+                    return Err(Error::ChunkAppend);
+                }
             }
         }
         self.after_change()

@@ -87,6 +87,23 @@ int main(void) {
          exists("fiu_new.b2frame"));
   printf("remove_dir(file:///...)=%d local=%s\n", blosc2_remove_dir("file:///fiu_sparse.b2frame"),
          exists("fiu_sparse.b2frame"));
+  // Trailing slashes of sparse frame directories.
+  blosc2_remove_urlpath("fiu_sl");
+  blosc2_remove_urlpath("fiu_slc");
+  blosc2_storage slst = {.contiguous = false, .urlpath = "file:///fiu_sl/", .cparams = &cp};
+  blosc2_schunk* s = blosc2_schunk_new(&slst);
+  if (s) blosc2_schunk_append_buffer(s, buf, sizeof(buf));
+  show("new sparse, file:/// and /", s);
+  blosc2_schunk_free(s);
+  s = blosc2_schunk_open("fiu_sl/");
+  show("open sparse/", s);
+  blosc2_storage slc = {.contiguous = false, .urlpath = "fiu_slc/"};
+  blosc2_schunk* sc = s ? blosc2_schunk_copy(s, &slc) : NULL;
+  show("copy to sparse/", sc);
+  blosc2_schunk_free(sc);
+  blosc2_schunk_free(s);
+  blosc2_remove_urlpath("fiu_sl");
+  blosc2_remove_urlpath("fiu_slc");
   for (int i = 0; i < 4; i++) blosc2_remove_urlpath(local[i]);
   blosc2_destroy();
   return 0;

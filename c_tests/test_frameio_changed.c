@@ -69,6 +69,10 @@ static void contiguous(void) {
   printf("  refresh=%d\n", blosc2_schunk_refresh(a));
   if (truncate(p, len + 100) != 0) printf("  truncate failed\n");
   probe("grown with zeros", a);
+  if (truncate(p, 10) != 0) printf("  truncate failed\n");
+  probe("cut inside the header", a);
+  printf("  refresh=%d\n", blosc2_schunk_refresh(a));
+  if (truncate(p, len + 100) != 0) printf("  truncate failed\n");
   blosc2_schunk_free(a);
   a = blosc2_schunk_open(p);
   printf("  reopen grown: %s\n", a ? "schunk" : "NULL");
@@ -104,8 +108,7 @@ static void sparse(void) {
   probe("after other delete", a);
   blosc2_schunk_free(b);
   if (truncate("fis.b2frame/chunks.b2frame", 20) != 0) printf("  truncate failed\n");
-  // (Chunks read through this handle now fail in the reference; this library serves them
-  // from the index it read last.)
+  probe("index truncated", a);
   blosc2_schunk_free(a);
   a = blosc2_schunk_open(p);
   printf("  reopen truncated index: %s\n", a ? "schunk" : "NULL");

@@ -345,7 +345,12 @@ impl SuperChunk {
     /// watching the counters and metalayers without touching data.
     pub fn refresh(&mut self) -> Result<bool> {
         let before = self.refreshes;
-        self.guarded(false, |_| Ok(()))?;
+        match self.guarded(false, |_| Ok(())) {
+            // A frame file cut inside its header: nothing new to read (the reference's poll
+            // says so too), though data access fails.
+            Err(Error::FileRead) => return Ok(false),
+            r => r?,
+        }
         Ok(self.refreshes != before)
     }
 
@@ -379,7 +384,13 @@ impl SuperChunk {
         let Store::Frame(f) = &mut self.store else { return Ok(false) };
         // A file replaced at the frame's path is read from now on, whatever its length.
         let replaced = f.follow_path();
-        let moved = f.stored_len().is_ok_and(|len| len != f.len());
+        // A header that cannot be read any more (the file was cut short) fails the access,
+        // as the reference's header read before each chunk access does; one that reads but
+        // does not parse counts as "no news", like the reference's poll.
+        let moved = match f.stored_len() {
+            Err(Error::FileRead) => return Err(Error::FileRead),
+            r => r.is_ok_and(|len| len != f.len()),
+        };
         if !(forced || replaced || moved) {
             return Ok(false);
         }

@@ -221,6 +221,21 @@ impl Storage for CallbackStorage {
         cb_read(&self.cb, s.raw, pos, buf)
     }
 
+    /// One stream for the size check and the read (each open may be costly for a backend).
+    fn read_vec(&mut self, pos: u64, len: usize) -> Result<Vec<u8>> {
+        let size = self.cb.size.ok_or(Error::PluginIo)?;
+        let s = self.stream(c"rb")?;
+        // SAFETY: stream from this backend.
+        let total = u64::try_from(unsafe { size(s.raw) }).map_err(|_| Error::FileRead)?;
+        // Lengths come from untrusted frames: check before allocating.
+        if pos.checked_add(len as u64).is_none_or(|end| end > total) {
+            return Err(Error::FileRead);
+        }
+        let mut v = vec![0u8; len];
+        cb_read(&self.cb, s.raw, pos, &mut v)?;
+        Ok(v)
+    }
+
     fn write_at(&mut self, pos: u64, data: &[u8]) -> Result<()> {
         let write = self.cb.write.ok_or(Error::PluginIo)?;
         if data.is_empty() {

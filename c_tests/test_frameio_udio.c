@@ -213,6 +213,22 @@ int main(void) {
   printf("new over existing sparse dir: %s\n", blosc2_schunk_new(&st) == NULL ? "NULL" : "schunk");
   blosc2_io bad = {.id = 250, .params = NULL};
   printf("open_udio unregistered id: %s\n", blosc2_schunk_open_udio(names[0], &bad) == NULL ? "NULL" : "schunk");
+  // Sparse frames cannot be memory-mapped (one mapping per struct): the index is created,
+  // the first chunk file is refused.
+  blosc2_remove_urlpath("fio_mm");
+  blosc2_stdio_mmap mp = BLOSC2_STDIO_MMAP_DEFAULTS;
+  mp.mode = "w+";
+  blosc2_io mio = {.id = BLOSC2_IO_FILESYSTEM_MMAP, .name = "filesystem_mmap", .params = &mp};
+  blosc2_storage mmst = {.contiguous = false, .urlpath = "fio_mm", .cparams = &cp, .io = &mio};
+  blosc2_schunk* mm = blosc2_schunk_new(&mmst);
+  printf("sparse on mmap: new=%s", mm ? "schunk" : "NULL");
+  if (mm) {
+    int32_t z[100] = {1};
+    printf(" append=%lld", (long long)blosc2_schunk_append_buffer(mm, z, sizeof(z)));
+    blosc2_schunk_free(mm);
+  }
+  printf("\n");
+  blosc2_remove_urlpath("fio_mm");
   for (int i = 0; i < 2; i++) {
     blosc2_remove_urlpath(names[i]);
     blosc2_remove_urlpath(plain[i]);

@@ -408,7 +408,7 @@ fn new_impl(storage: *const blosc2_storage) -> Result<*mut blosc2_schunk> {
     // SAFETY: per the API contract of blosc2_schunk_new.
     let (st, mut cp, dp, io) = unsafe { storage_params(storage) };
     // SAFETY: urlpath is NULL or a C string.
-    let url = unsafe { cstr(st.urlpath) }.map(str::to_owned);
+    let url = unsafe { cstr(st.urlpath) }.map(|u| super::urlpath::local_path(u).to_owned());
     if cp.nthreads <= 0 {
         cp.nthreads = 1;
     }
@@ -1015,18 +1015,25 @@ pub unsafe extern "C" fn blosc2_schunk_to_buffer(
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_schunk_to_file(schunk: *mut blosc2_schunk, urlpath: *const c_char) -> i64 {
     guard(PANIC_CODE as i64, || {
-        code_i64(with(schunk, |h| {
-            // SAFETY: per contract.
-            let p = unsafe { cstr(urlpath) }.ok_or(Error::NullPointer)?;
-            let p = std::path::Path::new(p);
-            // An in-memory frame is written out as is (replacing a file); anything else is
-            // copied into a new frame file, which must not exist yet (as the reference does).
+        // SAFETY: per contract.
+        let Some(p) = (unsafe { cstr(urlpath) }) else { return Error::InvalidParam.code() as i64 };
+        let r = with(schunk, |h| {
+            // An in-memory frame is written out as is (replacing a file), through the
+            // super-chunk's I/O backend; anything else is copied into a new frame file, which
+            // must not exist yet (as the reference does). Only the copy, like any new
+            // super-chunk, drops a `file:///` prefix.
             let in_memory = matches!(h.sc.frame_kind(), Some(crate::frame::FrameKind::Contiguous { path: None }));
+            if let Some(io) = user_io(h).filter(|_| in_memory) {
+                return Ok(Err((h.sc.to_buffer()?.into_owned(), io)));
+            }
+            let p = std::path::Path::new(if in_memory { p } else { super::urlpath::local_path(p) });
             if p.exists() && !in_memory {
                 return Err(Error::SchunkCopy);
             }
-            h.sc.to_file(p)
-        }))
+            h.sc.to_file(p).map(Ok)
+        });
+        // User callbacks run after the handle is released.
+        code_i64(r.and_then(|r| r.or_else(|(bytes, io)| super::frame::write_frame_via(&io, p, &bytes, false))))
     })
 }
 
@@ -1037,12 +1044,23 @@ pub unsafe extern "C" fn blosc2_schunk_to_file(schunk: *mut blosc2_schunk, urlpa
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_schunk_append_file(schunk: *mut blosc2_schunk, urlpath: *const c_char) -> i64 {
     guard(PANIC_CODE as i64, || {
-        code_i64(with(schunk, |h| {
-            // SAFETY: per contract.
-            let p = unsafe { cstr(urlpath) }.ok_or(Error::NullPointer)?;
-            h.sc.append_file(std::path::Path::new(p))
-        }))
+        // SAFETY: per contract.
+        let Some(p) = (unsafe { cstr(urlpath) }) else { return Error::InvalidParam.code() as i64 };
+        let r = with(schunk, |h| match user_io(h) {
+            Some(io) => Ok(Err((h.sc.to_buffer()?.into_owned(), io))),
+            None => h.sc.append_file(std::path::Path::new(p)).map(Ok),
+        });
+        // User callbacks run after the handle is released.
+        code_i64(r.and_then(|r| r.or_else(|(bytes, io)| super::frame::write_frame_via(&io, p, &bytes, true))))
     })
+}
+
+/// The super-chunk's I/O backend when it is not the default filesystem one (the reference
+/// writes `to_file`/`append_file` output of in-memory frames through it).
+fn user_io(h: &Handle) -> Option<blosc2_io> {
+    // SAFETY: the storage's io is NULL or our own copy.
+    let io = unsafe { h.storage()?.io.as_ref() }.copied()?;
+    (io.id as c_int != BLOSC2_IO_FILESYSTEM).then_some(io)
 }
 
 /// Parameters the reference gives a super-chunk opened from a frame.
@@ -1078,9 +1096,10 @@ fn open_impl(urlpath: *const c_char, offset: i64) -> Result<*mut blosc2_schunk> 
 }
 
 /// Open a frame through the default filesystem backend, with locking when `io` (or the
-/// environment) asks for it.
+/// environment) asks for it. `p` is the urlpath as given (recorded in the public storage,
+/// as the reference does); a `file:///` prefix is dropped to reach the file.
 pub fn open_filesystem(p: &str, offset: i64, io: &blosc2_io) -> Result<*mut blosc2_schunk> {
-    let path = std::path::Path::new(p);
+    let path = std::path::Path::new(super::urlpath::local_path(p));
     let sc = if super::stdio::locking_requested(io) {
         SuperChunk::open_locking(path, offset as u64)?
     } else {
@@ -1157,11 +1176,15 @@ fn copy_impl(schunk: *mut blosc2_schunk, storage: *const blosc2_storage) -> Resu
     // SAFETY: per the API contract.
     let (st, given_cp, dp, io) = unsafe { storage_params(storage) };
     // SAFETY: urlpath is NULL or a C string.
-    let url = unsafe { cstr(st.urlpath) }.map(str::to_owned);
+    let url = unsafe { cstr(st.urlpath) }.map(|u| super::urlpath::local_path(u).to_owned());
     let spec = StorageSpec { contiguous: st.contiguous, urlpath: url.as_ref().map(PathBuf::from) };
     if st.cparams.is_null() {
         // Same parameters as the source.
-        let sc = with(schunk, |h| h.sc.copy_to(&spec, None))?;
+        // The copy has the storage's decompression parameters (the defaults when NULL).
+        let sc = with(schunk, |h| {
+            let typesize = h.sc.typesize();
+            h.sc.copy_to_with(&spec, None, core_dparams(&dp, typesize))
+        })?;
         let mut cp = opened_params(&sc).0;
         // The reference's copy carries its block size and no compression thread count.
         cp.blocksize = sc.cparams().blocksize;
@@ -1172,7 +1195,7 @@ fn copy_impl(schunk: *mut blosc2_schunk, storage: *const blosc2_storage) -> Resu
     if cp.nthreads <= 0 {
         cp.nthreads = 1;
     }
-    let sc = with(schunk, |h| h.sc.copy_to(&spec, Some(core_cparams(&cp))))?;
+    let sc = with(schunk, |h| h.sc.copy_to_with(&spec, Some(core_cparams(&cp)), core_dparams(&dp, cp.typesize)))?;
     register_copy(sc, cp, dp, &st, url.as_deref(), &io)
 }
 

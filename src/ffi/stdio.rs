@@ -77,7 +77,7 @@ pub unsafe extern "C" fn blosc2_stdio_close(stream: *mut c_void) -> c_int {
     })
 }
 
-/// Size of the file in bytes.
+/// Size of the file in bytes; the file position is left where it was.
 ///
 /// # Safety
 /// `stream` from `blosc2_stdio_open`.
@@ -86,17 +86,70 @@ pub unsafe extern "C" fn blosc2_stdio_size(stream: *mut c_void) -> i64 {
     guard(PANIC_CODE as i64, || {
         // SAFETY: per contract.
         let Some(f) = (unsafe { file_of(stream) }) else { return -1 };
+        // The caller's position survives the call, as in the reference (user backends may
+        // wrap these callbacks and rely on it).
         // SAFETY: f is an open FILE.
         unsafe {
-            if libc::fseeko(f, 0, libc::SEEK_END) != 0 {
+            let here = libc::ftello(f);
+            if here < 0 {
                 return -1;
             }
-            libc::ftello(f)
+            if libc::fseeko(f, 0, libc::SEEK_END) != 0 {
+                libc::fseeko(f, here, libc::SEEK_SET);
+                return -1;
+            }
+            let size = libc::ftello(f);
+            if libc::fseeko(f, here, libc::SEEK_SET) != 0 {
+                return -1;
+            }
+            size
         }
     })
 }
 
-/// Write `nitems` items of `size` bytes at `position`; returns the items written.
+/// Move `n` bytes between `buf` and the file behind `f` at `position` with positioned I/O on
+/// its descriptor (as the reference): the FILE's position and buffer are left alone, so
+/// handles never see bytes staled by their own buffering. Returns the bytes transferred; a
+/// short count means end of file or an error.
+///
+/// # Safety
+/// `f` an open FILE; `buf` valid for `n` bytes (writable when reading).
+unsafe fn positioned_io(f: *mut FILE, buf: *mut u8, n: usize, position: i64, write: bool) -> usize {
+    // SAFETY: f is an open FILE per contract.
+    let fd = unsafe { libc::fileno(f) };
+    if fd < 0 {
+        return 0;
+    }
+    let mut done = 0usize;
+    while done < n {
+        let Some(off) = position.checked_add(done as i64) else { break };
+        // Keep each call well under SSIZE_MAX; short transfers are looped anyway.
+        let chunk = (n - done).min(1 << 30);
+        // SAFETY: buf + done .. + chunk lies inside the caller's buffer.
+        let r = unsafe {
+            let p = buf.add(done) as *mut c_void;
+            if write {
+                libc::pwrite(fd, p, chunk, off as libc::off_t)
+            } else {
+                libc::pread(fd, p, chunk, off as libc::off_t)
+            }
+        };
+        if r < 0 {
+            if std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted {
+                continue;
+            }
+            break;
+        }
+        if r == 0 {
+            break;
+        }
+        done += r as usize;
+    }
+    done
+}
+
+/// Write `nitems` items of `size` bytes at `position`; returns the items written. The FILE
+/// position does not move.
 ///
 /// # Safety
 /// `ptr` readable for `size * nitems` bytes; `stream` from `blosc2_stdio_open`.
@@ -114,17 +167,19 @@ pub unsafe extern "C" fn blosc2_stdio_write(
         if ptr.is_null() || size < 0 || nitems < 0 || position < 0 {
             return 0;
         }
-        // SAFETY: f open; ptr readable per contract.
-        unsafe {
-            if libc::fseeko(f, position, libc::SEEK_SET) != 0 {
-                return 0;
-            }
-            libc::fwrite(ptr, size as usize, nitems as usize, f) as i64
+        let Some(n) = size.checked_mul(nitems).and_then(|n| usize::try_from(n).ok()) else { return 0 };
+        // SAFETY: f open; ptr readable for n bytes per contract (only read from).
+        let done = unsafe { positioned_io(f, ptr as *mut u8, n, position, true) };
+        if size > 0 {
+            done as i64 / size
+        } else {
+            0
         }
     })
 }
 
 /// Read `nitems` items of `size` bytes at `position` into `*ptr`; returns the items read.
+/// The FILE position does not move.
 ///
 /// # Safety
 /// `*ptr` writable for `size * nitems` bytes; `stream` from `blosc2_stdio_open`.
@@ -142,17 +197,18 @@ pub unsafe extern "C" fn blosc2_stdio_read(
         if ptr.is_null() || size < 0 || nitems < 0 || position < 0 {
             return 0;
         }
+        let Some(n) = size.checked_mul(nitems).and_then(|n| usize::try_from(n).ok()) else { return 0 };
         // SAFETY: ptr valid per contract.
         let dest = unsafe { *ptr };
-        if dest.is_null() {
+        if dest.is_null() && n > 0 {
             return 0;
         }
-        // SAFETY: f open; dest writable per contract.
-        unsafe {
-            if libc::fseeko(f, position, libc::SEEK_SET) != 0 {
-                return 0;
-            }
-            libc::fread(dest, size as usize, nitems as usize, f) as i64
+        // SAFETY: f open; dest writable for n bytes per contract.
+        let done = unsafe { positioned_io(f, dest as *mut u8, n, position, false) };
+        if size > 0 {
+            done as i64 / size
+        } else {
+            0
         }
     })
 }
@@ -166,11 +222,13 @@ pub unsafe extern "C" fn blosc2_stdio_truncate(stream: *mut c_void, size: i64) -
     guard(PANIC_CODE, || {
         // SAFETY: per contract.
         let Some(f) = (unsafe { file_of(stream) }) else { return -1 };
-        // SAFETY: f open.
-        unsafe {
-            libc::fflush(f);
-            libc::ftruncate(libc::fileno(f), size)
+        if size < 0 {
+            return -1;
         }
+        // Writes here go straight to the descriptor; what the caller buffered in the FILE
+        // is not flushed first (as in the reference).
+        // SAFETY: f open.
+        unsafe { libc::ftruncate(libc::fileno(f), size) }
     })
 }
 
@@ -223,14 +281,18 @@ fn mmap_mode(mode: &[u8]) -> Option<MmapMode> {
     })
 }
 
-/// The live mapping behind a stream: `None` for NULL or a destroyed/never-opened struct.
+/// The live mapping behind a stream: `None` for NULL or a destroyed/never-opened struct
+/// (no address). A caller may fill `addr`, `file_size` and `mapping_size` itself, without a
+/// file, and read or write that memory through the backend, as the reference allows; only
+/// growing such a mapping fails (there is no file to extend).
 ///
 /// # Safety
-/// `stream` NULL or a valid `blosc2_stdio_mmap` not accessed concurrently for writing.
+/// `stream` NULL or a valid `blosc2_stdio_mmap` not accessed concurrently for writing, whose
+/// `addr` (when set) maps at least `mapping_size` bytes.
 unsafe fn live_mmap<'a>(stream: *mut c_void) -> Option<&'a mut blosc2_stdio_mmap> {
     // SAFETY: per contract.
     let m = unsafe { (stream as *mut blosc2_stdio_mmap).as_mut() }?;
-    (!m.addr.is_null() && !m.file.is_null()).then_some(m)
+    (!m.addr.is_null()).then_some(m)
 }
 
 /// Map `len` bytes of private, zero-filled memory; with `file_len > 0`, the first
@@ -263,6 +325,10 @@ unsafe fn map_private(fd: c_int, len: usize, file_len: usize) -> Option<*mut c_v
 fn mmap_grow(m: &mut blosc2_stdio_mmap, needed: usize, old_file_size: usize) -> bool {
     if m.mapping_size >= needed {
         return true;
+    }
+    if m.file.is_null() {
+        // Memory the caller mapped (or allocated) itself: not ours to move.
+        return false;
     }
     let new_size = needed.checked_mul(2).unwrap_or(needed);
     if new_size > i64::MAX as usize {

@@ -8,6 +8,13 @@ use libc::{c_char, c_int};
 use super::boundary::{cstr, guard, PANIC_CODE};
 use crate::error::Error;
 
+/// The local path an urlpath names: a leading `file:///` is dropped (so `file:///name` is
+/// the relative path `name`, as in the reference). The super-chunk calls that take an
+/// urlpath (`blosc2_schunk_new`, `_copy`, `_open*`) accept it; the file helpers do not.
+pub fn local_path(urlpath: &str) -> &str {
+    urlpath.strip_prefix("file:///").unwrap_or(urlpath)
+}
+
 /// Remove a directory and its content; `BLOSC2_ERROR_NOT_FOUND` if it does not exist.
 ///
 /// # Safety
@@ -130,6 +137,14 @@ pub unsafe extern "C" fn blosc2_multidim_to_unidim(index: *const i64, ndim: i8, 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn file_url_prefix_is_dropped() {
+        assert_eq!(local_path("file:///a/b.b2frame"), "a/b.b2frame");
+        assert_eq!(local_path("file:////abs"), "/abs");
+        assert_eq!(local_path("x/file:///y"), "x/file:///y");
+        assert_eq!(local_path("file://host/y"), "file://host/y");
+    }
 
     #[test]
     fn index_conversions() {

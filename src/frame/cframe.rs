@@ -9,11 +9,11 @@
 //! payload shifted, and zeros/NaN/uninit chunks are not stored but encoded in the index.
 
 use std::borrow::Cow;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use super::header::{FrameHeader, FrameType, HEADER_MINLEN, POS_FRAME_LEN};
-use super::io::{FileStorage, Storage};
+use super::io::{fs_opener, Opener, Storage};
 use super::offsets::{self, ChunkLocation, Index};
 use super::sframe;
 use super::trailer::{FrameTrailer, TRAILER_LEN_OFFSET, TRAILER_MINLEN};
@@ -54,6 +54,9 @@ pub struct Frame {
     /// Whether an index chunk is written (from the first chunk on, even if all are deleted).
     has_index: bool,
     len: i64,
+    /// How the frame opens the files it needs besides its store (a sparse frame's chunk
+    /// files, the frame file for lazy reads).
+    files: Arc<dyn Opener>,
 }
 
 /// Everything [`Frame`] keeps parsed, read and validated from untrusted bytes.
@@ -175,8 +178,18 @@ impl Frame {
         };
         header.cbytes = 0;
         header.nbytes = 0;
-        let mut f =
-            Frame { store, base, kind, header, trailer, offsets: Index::default(), payload_len: 0, has_index: false, len: 0 };
+        let mut f = Frame {
+            store,
+            base,
+            kind,
+            header,
+            trailer,
+            offsets: Index::default(),
+            payload_len: 0,
+            has_index: false,
+            len: 0,
+            files: fs_opener(),
+        };
         f.commit()?;
         Ok(f)
     }
@@ -194,7 +207,20 @@ impl Frame {
             payload_len: p.payload_len,
             has_index: p.has_index,
             len: p.len,
+            files: fs_opener(),
         })
+    }
+
+    /// Open the frame's other files (chunk files, lazy reads) through `files` instead of
+    /// `std::fs`.
+    pub fn set_opener(&mut self, files: Arc<dyn Opener>) {
+        self.files = files;
+    }
+
+    /// Reopen the store when the file at its path was replaced (see
+    /// [`Storage::follow_path`]); `true` when it was.
+    pub fn follow_path(&mut self) -> bool {
+        self.store.follow_path()
     }
 
     /// Re-read header, trailer and index from the storage, to follow changes another handle
@@ -314,7 +340,7 @@ impl Frame {
             ChunkLocation::Special(kind) => Ok(Cow::Owned(self.special_chunk(n, kind)?)),
             ChunkLocation::Stored(id) if self.is_sparse() => {
                 let FrameKind::Sparse { dir } = &self.kind else { unreachable!() };
-                let c = sframe::read_chunk(dir, id)?;
+                let c = sframe::read_chunk(&*self.files, dir, id)?;
                 chunk_sizes(&c)?;
                 Ok(Cow::Owned(c))
             }
@@ -361,7 +387,7 @@ impl Frame {
             return self.chunk(n);
         }
         let head = match &self.kind {
-            FrameKind::Sparse { dir } => sframe::read_chunk_part(dir, off, 0, EXTENDED_HEADER_LENGTH)?,
+            FrameKind::Sparse { dir } => sframe::read_chunk_part(&*self.files, dir, off, 0, EXTENDED_HEADER_LENGTH)?,
             FrameKind::Contiguous { .. } => self.store.read_vec(self.chunk_pos(off), EXTENDED_HEADER_LENGTH)?,
         };
         let h = ChunkHeader::read(&head)?;
@@ -389,7 +415,7 @@ impl Frame {
             return Err(Error::InvalidHeader);
         }
         let mut chunk = match &self.kind {
-            FrameKind::Sparse { dir } => sframe::read_chunk_part(dir, off, 0, read_len)?,
+            FrameKind::Sparse { dir } => sframe::read_chunk_part(&*self.files, dir, off, 0, read_len)?,
             FrameKind::Contiguous { .. } => self.store.read_vec(self.chunk_pos(off), read_len)?,
         };
         if special == Special::Value {
@@ -436,9 +462,9 @@ impl Frame {
     pub fn lazy_reader(&self) -> Option<Arc<dyn LazyReader>> {
         match &self.kind {
             FrameKind::Contiguous { path: Some(p) } => {
-                Some(Arc::new(FileLazyReader { path: p.clone(), base: self.base }))
+                Some(Arc::new(FileLazyReader { path: p.clone(), base: self.base, files: self.files.clone() }))
             }
-            FrameKind::Sparse { dir } => Some(Arc::new(SparseLazyReader { dir: dir.clone() })),
+            FrameKind::Sparse { dir } => Some(Arc::new(SparseLazyReader { dir: dir.clone(), files: self.files.clone() })),
             FrameKind::Contiguous { path: None } => None,
         }
     }
@@ -457,7 +483,7 @@ impl Frame {
         match &self.kind {
             FrameKind::Sparse { dir } => {
                 let id = self.next_sparse_id();
-                sframe::write_chunk(dir, id, chunk)?;
+                sframe::write_chunk(&*self.files, dir, id, chunk)?;
                 Ok(id)
             }
             FrameKind::Contiguous { .. } => {
@@ -497,6 +523,7 @@ impl Frame {
         match (&self.kind, old) {
             (FrameKind::Sparse { dir }, old) => {
                 let dir = dir.clone();
+                let files = self.files.clone();
                 if let Some(s) = special {
                     if let ChunkLocation::Stored(id) = old {
                         sframe::delete_chunk(&dir, id)?;
@@ -507,7 +534,7 @@ impl Frame {
                         ChunkLocation::Stored(id) => id,
                         ChunkLocation::Special(_) => self.next_sparse_id(),
                     };
-                    sframe::write_chunk(&dir, id, chunk)?;
+                    sframe::write_chunk(&*files, &dir, id, chunk)?;
                     self.offsets.entries_mut()[n] = id;
                 }
             }
@@ -631,12 +658,13 @@ impl Frame {
 struct FileLazyReader {
     path: PathBuf,
     base: u64,
+    files: Arc<dyn Opener>,
 }
 
 impl LazyReader for FileLazyReader {
     fn read(&self, _nchunk: i32, chunk_offset: i64, offset: i64, len: usize) -> Result<Vec<u8>> {
         let pos = lazy_block_position(self.base, chunk_offset, offset)?;
-        let mut f = FileStorage::open(Path::new(&self.path), false)?;
+        let mut f = self.files.open(&self.path, false)?;
         f.read_vec(pos, len)
     }
 }
@@ -644,6 +672,7 @@ impl LazyReader for FileLazyReader {
 /// Fetches lazy-chunk blocks from the chunk files of a sparse frame.
 struct SparseLazyReader {
     dir: PathBuf,
+    files: Arc<dyn Opener>,
 }
 
 impl LazyReader for SparseLazyReader {
@@ -652,7 +681,7 @@ impl LazyReader for SparseLazyReader {
             return Err(Error::InvalidHeader);
         }
         // A chunk number that names no chunk file cannot be opened.
-        sframe::read_chunk_part(&self.dir, nchunk as i64, offset as u64, len).map_err(|e| match e {
+        sframe::read_chunk_part(&*self.files, &self.dir, nchunk as i64, offset as u64, len).map_err(|e| match e {
             Error::InvalidIndex => Error::FileOpen,
             e => e,
         })

@@ -4,7 +4,7 @@
 
 use std::fs::{File, OpenOptions};
 use std::io::{Read, Seek, SeekFrom, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
 
@@ -28,11 +28,21 @@ pub trait Storage: Send {
         Ok(())
     }
 
+    /// Follow the path this storage was opened from when the file there was replaced (a new
+    /// file renamed over it, say): reopen it and return `true`. The reference reads frames by
+    /// path on every access, so a handle always sees the file now at its path. Storages not
+    /// tied to a path return `false`.
+    fn follow_path(&mut self) -> bool {
+        false
+    }
+
     /// Read `len` bytes at `pos` into a new vector.
     fn read_vec(&mut self, pos: u64, len: usize) -> Result<Vec<u8>> {
-        // Lengths come from untrusted frames: check before allocating.
+        // Lengths come from untrusted frames: check before allocating. Past the end of a
+        // file (cut short under an open handle, say) is a failed file read, as in the
+        // reference; past the end of memory a bad buffer.
         if pos.checked_add(len as u64).is_none_or(|end| end > self.len().unwrap_or(0)) {
-            return Err(Error::ReadBuffer);
+            return Err(if self.as_slice().is_some() { Error::ReadBuffer } else { Error::FileRead });
         }
         let mut v = vec![0u8; len];
         self.read_at(pos, &mut v)?;
@@ -89,17 +99,33 @@ impl Storage for MemStorage {
     }
 }
 
-/// A frame in a file, through `std::fs::File`.
+/// A frame in a file, through `std::fs::File`. It remembers its path and the identity of the
+/// file it opened, to notice a replaced file ([`Storage::follow_path`]).
 #[derive(Debug)]
 pub struct FileStorage {
     file: File,
+    path: PathBuf,
+    writable: bool,
+    /// The path no longer names a file (removed under this handle): reads still come from
+    /// the open file, but writes fail, as the reference reopens the path to write.
+    gone: bool,
+}
+
+/// Device and inode of a file, which tell two files at one path apart.
+fn file_id(m: &std::fs::Metadata) -> (u64, u64) {
+    use std::os::unix::fs::MetadataExt;
+    (m.dev(), m.ino())
 }
 
 impl FileStorage {
+    fn with(file: File, path: &Path, writable: bool) -> FileStorage {
+        FileStorage { file, path: path.to_path_buf(), writable, gone: false }
+    }
+
     /// Open an existing file for reading, and for writing when `writable`.
     pub fn open(path: &Path, writable: bool) -> Result<FileStorage> {
         let file = OpenOptions::new().read(true).write(writable).open(path).map_err(|_| Error::FileOpen)?;
-        Ok(FileStorage { file })
+        Ok(FileStorage::with(file, path, writable))
     }
 
     /// Create (or truncate) a file.
@@ -111,7 +137,7 @@ impl FileStorage {
             .truncate(true)
             .open(path)
             .map_err(|_| Error::FileOpen)?;
-        Ok(FileStorage { file })
+        Ok(FileStorage::with(file, path, true))
     }
 
     /// Open for appending a frame at the end of an existing file (created if missing).
@@ -123,7 +149,7 @@ impl FileStorage {
             .truncate(false)
             .open(path)
             .map_err(|_| Error::FileOpen)?;
-        Ok(FileStorage { file })
+        Ok(FileStorage::with(file, path, true))
     }
 }
 
@@ -138,17 +164,74 @@ impl Storage for FileStorage {
     }
 
     fn write_at(&mut self, pos: u64, data: &[u8]) -> Result<()> {
+        if self.gone {
+            return Err(Error::FileOpen);
+        }
         self.file.seek(SeekFrom::Start(pos)).map_err(|_| Error::FileWrite)?;
         self.file.write_all(data).map_err(|_| Error::FileWrite)
     }
 
     fn truncate(&mut self, len: u64) -> Result<()> {
+        if self.gone {
+            return Err(Error::FileOpen);
+        }
         self.file.set_len(len).map_err(|_| Error::FileTruncate)
     }
 
     fn sync(&mut self) -> Result<()> {
         self.file.flush().map_err(|_| Error::FileWrite)
     }
+
+    fn follow_path(&mut self) -> bool {
+        let now = match std::fs::metadata(&self.path) {
+            Ok(m) => m,
+            Err(e) => {
+                self.gone = e.kind() == std::io::ErrorKind::NotFound;
+                return false;
+            }
+        };
+        self.gone = false;
+        let Ok(held) = self.file.metadata() else { return false };
+        if file_id(&now) == file_id(&held) {
+            return false;
+        }
+        let reopened = FileStorage::open(&self.path, self.writable).or_else(|_| FileStorage::open(&self.path, false));
+        match reopened {
+            Ok(f) => {
+                *self = f;
+                true
+            }
+            Err(_) => false,
+        }
+    }
+}
+
+/// How a frame opens a file it needs: the frame file itself, or the index and chunk files
+/// of a sparse frame. The C layer plugs its I/O backends in here.
+pub trait Opener: Send + Sync {
+    /// Open the existing file at `path`, for writing too when `writable`.
+    fn open(&self, path: &Path, writable: bool) -> Result<Box<dyn Storage>>;
+    /// Create (or truncate) the file at `path`.
+    fn create(&self, path: &Path) -> Result<Box<dyn Storage>>;
+}
+
+/// Files through `std::fs`.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct FsOpener;
+
+impl Opener for FsOpener {
+    fn open(&self, path: &Path, writable: bool) -> Result<Box<dyn Storage>> {
+        Ok(Box::new(FileStorage::open(path, writable)?))
+    }
+
+    fn create(&self, path: &Path) -> Result<Box<dyn Storage>> {
+        Ok(Box::new(FileStorage::create(path)?))
+    }
+}
+
+/// The `std::fs` opener, shared.
+pub fn fs_opener() -> std::sync::Arc<dyn Opener> {
+    std::sync::Arc::new(FsOpener)
 }
 
 #[cfg(test)]
@@ -164,6 +247,35 @@ mod tests {
         s.truncate(3).unwrap();
         assert_eq!(s.len().unwrap(), 3);
         assert_eq!(s.read_vec(0, 3).unwrap(), b"hel");
+    }
+
+    #[test]
+    fn file_storage_follows_a_replaced_file() {
+        let dir = std::env::temp_dir().join(format!("b2io-follow-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let p = dir.join("f.bin");
+        std::fs::write(&p, b"old").unwrap();
+        let mut s = FileStorage::open(&p, false).unwrap();
+        assert!(!s.follow_path());
+        let q = dir.join("g.bin");
+        std::fs::write(&q, b"newer").unwrap();
+        std::fs::rename(&q, &p).unwrap();
+        assert_eq!(s.read_vec(0, 3).unwrap(), b"old");
+        assert!(s.follow_path());
+        assert_eq!(s.read_vec(0, 5).unwrap(), b"newer");
+        assert!(!s.follow_path());
+        // A removed file keeps the open one for reading; writing fails.
+        std::fs::remove_file(&p).unwrap();
+        assert!(!s.follow_path());
+        assert_eq!(s.read_vec(0, 5).unwrap(), b"newer");
+        let mut w = FileStorage::create(&dir.join("w.bin")).unwrap();
+        std::fs::remove_file(dir.join("w.bin")).unwrap();
+        assert!(!w.follow_path());
+        assert_eq!(w.write_at(0, b"x"), Err(Error::FileOpen));
+        // Reading past the end of a file is a file read error, of memory a buffer error.
+        assert_eq!(s.read_vec(3, 10), Err(Error::FileRead));
+        assert_eq!(MemStorage::new(vec![1, 2]).read_vec(1, 5), Err(Error::ReadBuffer));
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

@@ -12,6 +12,7 @@ mod slice;
 
 use std::borrow::Cow;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use crate::chunk::compress::Compressor;
 use crate::chunk::decompress::Decompressor;
@@ -22,7 +23,7 @@ use crate::error::{Error, Result};
 use crate::filters::registry::FilterCallContext;
 use crate::frame::cframe::chunk_sizes;
 use crate::frame::header::{FrameHeader, FrameType, Metalayer};
-use crate::frame::io::{FileStorage, MemStorage, Storage};
+use crate::frame::io::{fs_opener, FileStorage, MemStorage, Opener, Storage};
 use crate::frame::lock::FrameLock;
 use crate::frame::offsets::storable_special;
 use crate::frame::trailer::FrameTrailer;
@@ -84,6 +85,16 @@ impl SuperChunk {
     /// Create an empty super-chunk. On disk, an existing contiguous file is refused, and a
     /// sparse directory must not exist yet (as in the reference).
     pub fn new(cparams: CompressParams, dparams: DecompressParams, storage: &StorageSpec) -> Result<SuperChunk> {
+        Self::new_on(cparams, dparams, storage, fs_opener())
+    }
+
+    /// As [`new`](Self::new), with the frame's files opened through `files`.
+    pub fn new_on(
+        cparams: CompressParams,
+        dparams: DecompressParams,
+        storage: &StorageSpec,
+        files: Arc<dyn Opener>,
+    ) -> Result<SuperChunk> {
         if cparams.typesize <= 0 {
             return Err(Error::InvalidParam);
         }
@@ -115,17 +126,18 @@ impl SuperChunk {
                 if p.exists() {
                     return Err(Error::FileOpen);
                 }
-                (FrameKind::Contiguous { path: Some(p.clone()) }, Box::new(FileStorage::create(p)?))
+                (FrameKind::Contiguous { path: Some(p.clone()) }, files.create(p)?)
             }
             (Some(p), false) => {
                 sframe::create_dir(p)?;
-                let idx = FileStorage::create(&sframe::index_path(p))?;
-                (FrameKind::Sparse { dir: p.clone() }, Box::new(idx))
+                let idx = files.create(&sframe::index_path(p))?;
+                (FrameKind::Sparse { dir: p.clone() }, idx)
             }
         };
         let ftype = if matches!(kind, FrameKind::Sparse { .. }) { FrameType::Sparse } else { FrameType::Contiguous };
         let header = s.frame_header(ftype);
-        let frame = Frame::create(store, 0, kind, header, FrameTrailer::default())?;
+        let mut frame = Frame::create(store, 0, kind, header, FrameTrailer::default())?;
+        frame.set_opener(files);
         s.dctx.lazy = frame.lazy_reader();
         s.store = Store::Frame(Box::new(frame));
         Ok(s)
@@ -333,7 +345,12 @@ impl SuperChunk {
     /// watching the counters and metalayers without touching data.
     pub fn refresh(&mut self) -> Result<bool> {
         let before = self.refreshes;
-        self.guarded(false, |_| Ok(()))?;
+        match self.guarded(false, |_| Ok(())) {
+            // A frame file cut inside its header: nothing new to read (the reference's poll
+            // says so too), though data access fails.
+            Err(Error::FileRead) => return Ok(false),
+            r => r?,
+        }
         Ok(self.refreshes != before)
     }
 
@@ -365,8 +382,16 @@ impl SuperChunk {
         }
         let forced = self.lock.as_mut().is_some_and(FrameLock::take_stale);
         let Store::Frame(f) = &mut self.store else { return Ok(false) };
-        let moved = f.stored_len().is_ok_and(|len| len != f.len());
-        if !(forced || moved) {
+        // A file replaced at the frame's path is read from now on, whatever its length.
+        let replaced = f.follow_path();
+        // A header that cannot be read any more (the file was cut short) fails the access,
+        // as the reference's header read before each chunk access does; one that reads but
+        // does not parse counts as "no news", like the reference's poll.
+        let moved = match f.stored_len() {
+            Err(Error::FileRead) => return Err(Error::FileRead),
+            r => r.is_ok_and(|len| len != f.len()),
+        };
+        if !(forced || replaced || moved) {
             return Ok(false);
         }
         f.reload()?;
@@ -536,6 +561,9 @@ impl SuperChunk {
         let (nbytes, cbytes) = Self::check_chunk(chunk)?;
         let chunk = &chunk[..cbytes as usize];
         let last = self.last_chunk_nbytes()?;
+        // What to restore when the frame cannot take the chunk (its file was removed, say):
+        // the counters must keep describing the chunks there are.
+        let before = (self.chunksize, self.nbytes, self.cbytes, self.flags2);
         self.note_first_chunk(chunk);
         if self.chunksize == -1 {
             self.chunksize = nbytes;
@@ -549,7 +577,11 @@ impl SuperChunk {
             Store::Frame(_) => {
                 self.sync_frame();
                 let Store::Frame(f) = &mut self.store else { unreachable!() };
-                f.append(chunk).map_err(|_| Error::ChunkAppend)?;
+                if f.append(chunk).is_err() {
+                    (self.chunksize, self.nbytes, self.cbytes, self.flags2) = before;
+                    self.sync_frame();
+                    return Err(Error::ChunkAppend);
+                }
             }
         }
         self.after_change()
@@ -782,7 +814,11 @@ impl SuperChunk {
                 return f.to_bytes();
             }
         }
-        let mut copy = self.copy_to(&StorageSpec { contiguous: true, urlpath: None }, None)?;
+        // The reference copies into a new frame made with the default decompression
+        // parameters, so the header records one decompression thread whatever this
+        // super-chunk uses (and the bytes equal those of a re-opened copy).
+        let dparams = DecompressParams { nthreads: 1, ..self.dparams.clone() };
+        let mut copy = self.copy_to_with(&StorageSpec { contiguous: true, urlpath: None }, None, dparams)?;
         let Store::Frame(f) = &mut copy.store else { unreachable!() };
         Ok(Cow::Owned(f.to_bytes()?.into_owned()))
     }
@@ -790,7 +826,11 @@ impl SuperChunk {
     /// Write the super-chunk as a contiguous frame file at `path`; returns its length.
     pub fn to_file(&mut self, path: &Path) -> Result<i64> {
         let bytes = self.to_buffer()?.into_owned();
-        std::fs::write(path, &bytes).map_err(|_| Error::FileWrite)?;
+        // A file that cannot be created is FileOpen, a failed write FileWrite (as in the
+        // reference).
+        let mut f = FileStorage::create(path)?;
+        f.write_at(0, &bytes)?;
+        f.sync()?;
         Ok(bytes.len() as i64)
     }
 
@@ -814,6 +854,18 @@ impl SuperChunk {
     /// otherwise every chunk is decompressed and compressed again, as the reference does.
     /// A block size of 0 in `params` means "the one this super-chunk used last".
     pub fn copy_to(&mut self, storage: &StorageSpec, params: Option<CompressParams>) -> Result<SuperChunk> {
+        let dparams = self.dparams.clone();
+        self.copy_to_with(storage, params, dparams)
+    }
+
+    /// As [`copy_to`](Self::copy_to), giving the copy `dparams` (the typesize follows the
+    /// copy's compression parameters).
+    pub fn copy_to_with(
+        &mut self,
+        storage: &StorageSpec,
+        params: Option<CompressParams>,
+        dparams: DecompressParams,
+    ) -> Result<SuperChunk> {
         let (mut new, verbatim) = match params {
             None => {
                 let mut cparams = self.cparams.clone();
@@ -823,7 +875,8 @@ impl SuperChunk {
                 }
                 // The reference's copy carries no thread count for compression.
                 cparams.nthreads = 0;
-                let mut new = SuperChunk::new(cparams, self.dparams.clone(), storage)?;
+                let dparams = DecompressParams { typesize: cparams.typesize, ..dparams };
+                let mut new = SuperChunk::new(cparams, dparams, storage)?;
                 new.cctx.params.nthreads = self.cparams.nthreads.max(1);
                 (new, true)
             }
@@ -838,7 +891,7 @@ impl SuperChunk {
                     && p.filters == mine.filters
                     && p.filters_meta == mine.filters_meta;
                 let callbacks = self.cctx.prefilter.is_some() || self.dctx.postfilter.is_some();
-                let dparams = DecompressParams { typesize: p.typesize, ..self.dparams.clone() };
+                let dparams = DecompressParams { typesize: p.typesize, ..dparams };
                 (SuperChunk::new(p, dparams, storage)?, same_shape && !callbacks)
             }
         };
@@ -899,19 +952,21 @@ impl SuperChunk {
     /// Open the super-chunk stored at `path`: a contiguous frame file (starting at `offset`)
     /// or a sparse frame directory.
     pub fn open(path: &Path, offset: u64) -> Result<SuperChunk> {
+        Self::open_on(path, offset, fs_opener())
+    }
+
+    /// As [`open`](Self::open), with the frame's files opened through `files`.
+    pub fn open_on(path: &Path, offset: u64, files: Arc<dyn Opener>) -> Result<SuperChunk> {
         let meta = std::fs::metadata(path).map_err(|_| Error::FileOpen)?;
-        if meta.is_dir() {
-            let idx = FileStorage::open(&sframe::index_path(path), true)?;
-            Self::from_store(Box::new(idx), 0, FrameKind::Sparse { dir: path.to_path_buf() }, Some(path))
+        let (store, offset, kind) = if meta.is_dir() {
+            let idx_path = sframe::index_path(path);
+            let idx = files.open(&idx_path, true).or_else(|_| files.open(&idx_path, false))?;
+            (idx, 0, FrameKind::Sparse { dir: path.to_path_buf() })
         } else {
-            let store = FileStorage::open(path, true).or_else(|_| FileStorage::open(path, false))?;
-            Self::from_store(
-                Box::new(store),
-                offset,
-                FrameKind::Contiguous { path: Some(path.to_path_buf()) },
-                Some(path),
-            )
-        }
+            let store = files.open(path, true).or_else(|_| files.open(path, false))?;
+            (store, offset, FrameKind::Contiguous { path: Some(path.to_path_buf()) })
+        };
+        Self::from_store_on(store, offset, kind, Some(path), files)
     }
 
     /// Open like [`open`](Self::open) for a handle that locks its frame. The first read is
@@ -942,7 +997,18 @@ impl SuperChunk {
 
     /// Open a super-chunk over a frame in any storage (the C layer's I/O backends).
     pub fn from_store(store: Box<dyn Storage>, base: u64, kind: FrameKind, path: Option<&Path>) -> Result<SuperChunk> {
+        Self::from_store_on(store, base, kind, path, fs_opener())
+    }
+
+    fn from_store_on(
+        store: Box<dyn Storage>,
+        base: u64,
+        kind: FrameKind,
+        path: Option<&Path>,
+        files: Arc<dyn Opener>,
+    ) -> Result<SuperChunk> {
         let mut frame = Frame::open(store, base, kind)?;
+        frame.set_opener(files);
         let h = frame.header.clone();
         let cparams = CompressParams {
             compcode: h.compcode,

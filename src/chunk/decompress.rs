@@ -109,7 +109,7 @@ impl<'a> ChunkView<'a> {
             lazy: None,
         };
         if special != Special::None || memcpyed || nbytes == 0 {
-            if special == Special::Value && src.len() < hlen + typesize {
+            if special == Special::Value && src.len() <= hlen {
                 return Err(Error::ReadBuffer);
             }
             return Ok(view);
@@ -142,7 +142,9 @@ impl<'a> ChunkView<'a> {
             view.dict = match view.header.compformat() {
                 codecs::FORMAT_ZSTD => ChunkDict::Zstd(codecs::zstd::DDict::new(d).ok_or(Error::CodecDict)?),
                 codecs::FORMAT_LZ4 => ChunkDict::Lz4(d.to_vec()),
-                _ => return Err(Error::CodecDict),
+                // Codecs without dictionaries skip it (the reference embeds one in VL-block
+                // chunks of any codec when asked to).
+                _ => ChunkDict::None,
             };
             data_start += 4 + dsize as usize;
         }
@@ -195,6 +197,12 @@ impl<'a> ChunkView<'a> {
             Some(v) => v[..j].iter().map(|b| b.0).sum(),
             None => j * self.blocksize,
         }
+    }
+
+    /// The repeated value of a [`Special::Value`] chunk: every byte after the header (the
+    /// chunk is `src[..cbytes]`).
+    fn special_value(&self) -> &[u8] {
+        self.src.get(self.hlen..self.header.cbytes as usize).unwrap_or(&[])
     }
 
     fn has_delta(&self) -> bool {
@@ -359,10 +367,7 @@ impl Decompressor {
                 return Ok(());
             }
             Special::Nan => return fill_nans(view.typesize, out),
-            Special::Value => {
-                let v = &view.src[view.hlen..view.hlen + view.typesize];
-                return fill_value(v, out);
-            }
+            Special::Value => return fill_value(view.special_value(), out),
             Special::Uninit => return Ok(()),
             Special::None => {}
         }
@@ -549,11 +554,13 @@ impl Decompressor {
         self.workers.ensure(1)?;
         let mut sc = self.workers.scratch(0);
         let dest = &mut dest[..nbytes];
-        if view.special != Special::None || (view.memcpyed && self.postfilter.is_none()) {
+        // Special and memcpyed chunks need no block decoding, unless a postfilter must see
+        // every block (the reference runs it on special chunks too).
+        if (view.special != Special::None || view.memcpyed) && self.postfilter.is_none() {
             match view.special {
                 Special::Zero => dest.fill(0),
                 Special::Nan => fill_nans(view.typesize, dest)?,
-                Special::Value => fill_value(&view.src[view.hlen..view.hlen + view.typesize], dest)?,
+                Special::Value => fill_value(view.special_value(), dest)?,
                 Special::Uninit => {}
                 Special::None => {
                     let s = view.hlen + start;

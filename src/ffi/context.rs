@@ -430,11 +430,8 @@ pub unsafe extern "C" fn blosc2_compress_ctx(
         // SAFETY: sizes validated; pointers valid per contract.
         let d = unsafe { slice_mut(dest as *mut u8, destsize as usize) };
         if src.is_null() {
-            if srcsize == 0 || comp.prefilter.is_none() {
-                if srcsize > 0 {
-                    return Error::NullPointer.code();
-                }
-                return result_code(comp.compress(&[], d));
+            if srcsize > 0 && comp.prefilter.is_none() {
+                return Error::NullPointer.code();
             }
             return result_code(comp.compress_from_prefilter(srcsize as usize, d));
         }

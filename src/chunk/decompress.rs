@@ -694,17 +694,14 @@ fn fill_nans(typesize: usize, out: &mut [u8]) -> Result<()> {
     }
 }
 
-/// Repeat `value` over `out`; a trailing partial element gets the value's first bytes.
+/// Repeat `value` over `out`, which must hold a whole number of values (as the reference
+/// requires of each block and of a getitem's output; a crafted chunk may break that).
 fn fill_value(value: &[u8], out: &mut [u8]) -> Result<()> {
-    if value.is_empty() {
+    if value.is_empty() || !out.len().is_multiple_of(value.len()) {
         return Err(Error::Data);
     }
-    let mut chunks = out.chunks_exact_mut(value.len());
-    for c in &mut chunks {
+    for c in out.chunks_exact_mut(value.len()) {
         c.copy_from_slice(value);
     }
-    let rest = chunks.into_remainder();
-    let n = rest.len();
-    rest.copy_from_slice(&value[..n]);
     Ok(())
 }

@@ -549,6 +549,9 @@ pub unsafe fn getitem_impl(
         Ok(h) => h,
         Err(e) => return e.code(),
     };
+    if header.vlblocks() {
+        return Error::InvalidParam.code();
+    }
     let ts = header.typesize as i64;
     let (bstart, bn) = if items { (start * ts, n * ts) } else { (start, n) };
     if !items && (start % ts != 0 || n % ts != 0) {
@@ -557,11 +560,15 @@ pub unsafe fn getitem_impl(
     if n == 0 {
         return 0;
     }
-    if start < 0 || n < 0 || bstart + bn > header.nbytes as i64 {
+    // The reference's order: the count, then the room in dest, then the range.
+    if n < 0 {
         return Error::InvalidParam.code();
     }
     if destsize < 0 || bn > destsize as i64 {
         return Error::WriteBuffer.code();
+    }
+    if start < 0 || bstart + bn > header.nbytes as i64 {
+        return Error::InvalidParam.code();
     }
     if dest.is_null() {
         return Error::NullPointer.code();

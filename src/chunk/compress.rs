@@ -977,6 +977,74 @@ mod tests {
         }
     }
 
+    fn dict_params(compcode: u8) -> CompressParams {
+        CompressParams { compcode, typesize: 4, use_dict: true, ..CompressParams::default() }
+    }
+
+    #[test]
+    fn dictionaries_only_for_codecs_that_take_them() {
+        let src: Vec<u8> = (0..40_000u32).flat_map(|i| (i / 3).to_le_bytes()).collect();
+        let mut chunk = vec![0u8; src.len() + MAX_OVERHEAD];
+        for code in [0u8, 4] {
+            let mut c = Compressor::new(dict_params(code));
+            assert_eq!(c.compress(&src, &mut chunk), Err(Error::CodecParam), "codec {code} with a source");
+            assert_eq!(c.compress_from_prefilter(0, &mut chunk), Err(Error::CodecDict), "codec {code} without one");
+            c.params.clevel = 0;
+            assert_eq!(c.compress(&src, &mut chunk), Err(Error::CodecParam), "codec {code} at clevel 0");
+        }
+        for code in [1u8, 2, 5] {
+            let mut c = Compressor::new(dict_params(code));
+            let n = c.compress(&src, &mut chunk).unwrap();
+            assert_eq!(chunk[31] & USEDICT, USEDICT, "codec {code}");
+            let mut d = Decompressor::new(DecompressParams::default());
+            let mut out = vec![0u8; src.len()];
+            assert_eq!(d.decompress(&chunk[..n], &mut out), Ok(src.len()));
+            assert!(out == src, "codec {code}");
+        }
+    }
+
+    #[test]
+    fn a_dictionary_chunk_that_does_not_fit_is_stored_plain() {
+        // Random data plus a dictionary cannot fit in nbytes + 32: the memcpyed chunk must not
+        // keep the dictionary flag (the reference keeps it and then cannot read the chunk).
+        let mut x = 88172645463325252u64;
+        let src: Vec<u8> = (0..200_000)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                x as u8
+            })
+            .collect();
+        for code in [1u8, 5] {
+            let mut c = Compressor::new(dict_params(code));
+            let mut chunk = vec![0u8; src.len() + MAX_OVERHEAD];
+            let n = c.compress(&src, &mut chunk).unwrap();
+            assert_eq!(n, src.len() + MAX_OVERHEAD);
+            assert_eq!(chunk[2] & MEMCPYED, MEMCPYED);
+            assert_eq!(chunk[31] & USEDICT, 0, "codec {code}");
+            let mut d = Decompressor::new(DecompressParams::default());
+            let mut out = vec![0u8; src.len()];
+            assert_eq!(d.decompress(&chunk[..n], &mut out), Ok(src.len()));
+            assert!(out == src);
+        }
+    }
+
+    #[test]
+    fn lz4_dictionaries_carry_their_size_where_the_bstarts_end() {
+        let samples: Vec<u8> = (0..4000u32).map(|i| (i % 251) as u8).collect();
+        let d = dict_from_samples(Codec::Lz4, &samples, &[250; 16], 600, 3).unwrap();
+        assert_eq!(d.len(), 600);
+        assert_eq!(&d[12..16], &600i32.to_le_bytes());
+        assert_eq!(&d[..12], &samples[..12]);
+        assert_eq!(&d[16..], &samples[16..600]);
+        // A dictionary that ends inside those four bytes takes what fits.
+        let d = dict_from_samples(Codec::Lz4Hc, &samples, &[300], 300, 74).unwrap();
+        assert_eq!(&d[296..], &300i32.to_le_bytes()[..4]);
+        let d = dict_from_samples(Codec::Lz4, &samples, &[300], 300, 75).unwrap();
+        assert!(d == samples[..300], "past the dictionary: untouched");
+    }
+
     #[test]
     fn exact_pipelines_take_the_source_block() {
         assert!(!needs_decoded_reference(&[0, 0, 0, SHUFFLE, DELTA, 35], false));

@@ -143,7 +143,7 @@ impl ChunkHeader {
         if h.nbytes < 0 {
             return Err(Error::InvalidHeader);
         }
-        if h.blocksize <= 0 || (h.nbytes > 0 && h.blocksize > h.nbytes) {
+        if h.blocksize <= 0 {
             return Err(Error::InvalidHeader);
         }
         if h.blocksize > MAX_BLOCKSIZE {
@@ -203,6 +203,14 @@ impl ChunkHeader {
         // library does not know: new features come with a `blosc2_flags2` bit.
         if h.version > VERSION_FORMAT && h.blosc2_flags2 & !VL_BLOCKS != 0 {
             return Err(Error::VersionSupport);
+        }
+        // A block larger than the whole buffer is read as one block of nbytes (as the
+        // reference does); in VL-block chunks the field counts blocks of 1 byte or more.
+        if h.nbytes > 0 && h.blocksize > h.nbytes {
+            if h.vlblocks() {
+                return Err(Error::InvalidHeader);
+            }
+            h.blocksize = h.nbytes;
         }
         Ok(h)
     }

@@ -89,7 +89,9 @@ int main(void) {
           blosc2_free_ctx(c);
         }
 
-  /* Two threads write the same chunk (blocks are placed in order). */
+  /* Two threads write the same chunk here (blocks are placed in order). Not printed: the
+     reference gathers its samples in the order its threads finish, so its dictionary, and
+     the chunk, vary from run to run with two threads. */
   {
     blosc2_cparams cp = BLOSC2_CPARAMS_DEFAULTS;
     cp.compcode = BLOSC_ZSTD;
@@ -104,7 +106,11 @@ int main(void) {
       h[t] = cb > 0 ? fnv(dst, (size_t)cb) : 0;
       blosc2_free_ctx(c);
     }
-    printf("zstd dict chunk, 1 and 2 threads: %s\n", h[0] == h[1] ? "same bytes" : "DIFFERENT");
+    const char *impl = getenv("BLOSC_TEST_IMPL");
+    if (h[0] != h[1] && !(impl && strcmp(impl, "reference") == 0)) {
+      printf("zstd dict chunk: 1 and 2 threads write different bytes\n");
+      failures++;
+    }
   }
 
   /* One context, several chunks of the same size: each trains its own dictionary. (Sizes

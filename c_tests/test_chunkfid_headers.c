@@ -98,6 +98,28 @@ static void special_values(void) {
       snprintf(tag, sizeof tag, "value w%d ts%d decompress", widths[w], tsbytes[t]);
       dump(tag, rc, o, 12);
     }
+  /* Values wider than 255 bytes: the typesize byte says 1, the value is cbytes - 32 wide. */
+  {
+    static uint8_t wide[600], wc[1000], wo[6000];
+    for (int i = 0; i < 600; i++) wide[i] = (uint8_t)(i * 7 + 1);
+    const int tss[] = {255, 256, 300, 513};
+    for (int k = 0; k < 4; k++) {
+      blosc2_cparams wp = BLOSC2_CPARAMS_DEFAULTS;
+      wp.typesize = tss[k];
+      int wcs = blosc2_chunk_repeatval(wp, tss[k] * 10, wc, sizeof(wc), wide);
+      memset(wo, 0, sizeof wo);
+      int rc = blosc2_decompress_ctx(dctx, wc, wcs, wo, sizeof wo);
+      int ok = rc == tss[k] * 10;
+      for (int i = 0; ok && i < rc; i++) ok = wo[i] == wide[i % tss[k]];
+      memset(wo, 0, sizeof wo);
+      int unit = wc[BLOSC2_CHUNK_TYPESIZE]; /* items of the typesize byte: 255 or 1 */
+      int g = blosc2_getitem_ctx(dctx, wc, wcs, tss[k] / unit, 2 * tss[k] / unit, wo, sizeof wo);
+      int gok = g > 0 && g % tss[k] == 0;
+      for (int i = 0; gok && i < g; i++) gok = wo[i] == wide[i % tss[k]];
+      printf("value of %d bytes: chunk %d (typesize byte %d), decompress %d %s, getitem %d %s\n", tss[k], wcs,
+             wc[BLOSC2_CHUNK_TYPESIZE], rc, ok ? "right" : "WRONG", g, gok ? "right" : "wrong");
+    }
+  }
   /* cbytes no longer matching a whole number of items */
   blosc2_cparams cp = BLOSC2_CPARAMS_DEFAULTS;
   cp.typesize = 4;

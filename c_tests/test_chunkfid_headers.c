@@ -175,8 +175,45 @@ static void special_postfilter(void) {
   }
 }
 
+/* A wide repeated-value chunk in an on-disk frame, read back eagerly and lazily. */
+static void wide_value_in_frame(void) {
+  static uint8_t val[300], c[400], o[3000];
+  for (int i = 0; i < 300; i++) val[i] = (uint8_t)(i * 7 + 1);
+  const char *path = "chunkfid_wide_value.b2frame";
+  blosc2_remove_urlpath(path);
+  blosc2_cparams cp = BLOSC2_CPARAMS_DEFAULTS;
+  cp.typesize = 300;
+  blosc2_storage st = BLOSC2_STORAGE_DEFAULTS;
+  st.contiguous = true;
+  st.urlpath = (char *)path;
+  st.cparams = &cp;
+  blosc2_schunk *s = blosc2_schunk_new(&st);
+  int cs = blosc2_chunk_repeatval(cp, 3000, c, sizeof c, val);
+  int64_t n = blosc2_schunk_append_chunk(s, c, true);
+  blosc2_schunk_free(s);
+  s = blosc2_schunk_open(path);
+  int rc = blosc2_schunk_decompress_chunk(s, 0, o, sizeof o);
+  int ok = rc == 3000;
+  for (int i = 0; ok && i < rc; i++) ok = o[i] == val[i % 300];
+  uint8_t *lazy = NULL;
+  bool needs_free = false;
+  int lc = blosc2_schunk_get_lazychunk(s, 0, &lazy, &needs_free);
+  blosc2_context *d = blosc2_create_dctx(*s->storage->dparams);
+  memset(o, 0, sizeof o);
+  int lrc = lc > 0 ? blosc2_decompress_ctx(d, lazy, lc, o, sizeof o) : lc;
+  int lok = lrc == 3000;
+  for (int i = 0; lok && i < lrc; i++) lok = o[i] == val[i % 300];
+  printf("wide value in a frame: chunk %d appended %d; decompress_chunk %d %s; lazy chunk %d, decompressed %d %s\n",
+         cs, (int)n, rc, ok ? "right" : "WRONG", lc, lrc, lok ? "right" : "WRONG");
+  if (needs_free) free(lazy);
+  blosc2_free_ctx(d);
+  blosc2_schunk_free(s);
+  blosc2_remove_urlpath(path);
+}
+
 int main(void) {
   blosc2_init();
+  wide_value_in_frame();
   future_versions();
   special_values();
   special_postfilter();

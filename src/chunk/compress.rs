@@ -342,25 +342,28 @@ impl Compressor {
     /// Compress `src` into `dest` with a 32-byte header. `Ok(0)` means the result does not fit
     /// in `dest` (the reference's "not compressible into this buffer").
     pub fn compress(&mut self, src: &[u8], dest: &mut [u8]) -> Result<usize> {
-        self.compress_impl(src, src.len(), dest, true)
+        self.compress_impl(src, src.len(), dest, true, true)
     }
 
     /// Like [`compress`](Self::compress), optionally with a Blosc1 16-byte header
     /// (`BLOSC_BLOSC1_COMPAT`).
     pub fn compress_with_header(&mut self, src: &[u8], dest: &mut [u8], extended: bool) -> Result<usize> {
-        self.compress_impl(src, src.len(), dest, extended)
+        self.compress_impl(src, src.len(), dest, extended, true)
     }
 
-    /// Compress `nbytes` produced entirely by the prefilter (no source buffer).
+    /// Compress `nbytes` produced entirely by the prefilter (no source buffer; without a
+    /// prefilter only an empty chunk can be made that way).
     pub fn compress_from_prefilter(&mut self, nbytes: usize, dest: &mut [u8]) -> Result<usize> {
-        if self.prefilter.is_none() {
+        if self.prefilter.is_none() && nbytes > 0 {
             return Err(Error::InvalidParam);
         }
-        self.compress_impl(&[], nbytes, dest, true)
+        self.compress_impl(&[], nbytes, dest, true, false)
     }
 
     /// Validate the parameters for a buffer of `nbytes` and compute the chunk layout.
-    fn plan(&self, nbytes: usize, destlen: usize) -> Result<(ChunkCodec, usize, usize, usize)> {
+    /// `has_src`: the caller gave a source buffer (only then is a dictionary request checked
+    /// against the codec up front, as the reference does).
+    fn plan(&self, nbytes: usize, destlen: usize, has_src: bool) -> Result<(ChunkCodec, usize, usize, usize)> {
         let p = &self.params;
         if nbytes as i64 > MAX_BUFFERSIZE {
             return Err(Error::MaxBufsizeExceeded);
@@ -369,6 +372,9 @@ impl Compressor {
             return Err(Error::MaxBufsizeExceeded);
         }
         if p.clevel > 9 {
+            return Err(Error::CodecParam);
+        }
+        if has_src && p.use_dict && !codec_has_dicts(p.compcode) {
             return Err(Error::CodecParam);
         }
         if p.typesize <= 0 {
@@ -394,8 +400,15 @@ impl Compressor {
         Ok((codec, typesize, blocksize.max(1), filter_flags as usize))
     }
 
-    fn compress_impl(&mut self, src: &[u8], nbytes: usize, dest: &mut [u8], extended: bool) -> Result<usize> {
-        self.tuned(|c| c.compress_chunk(src, nbytes, dest, extended))
+    fn compress_impl(
+        &mut self,
+        src: &[u8],
+        nbytes: usize,
+        dest: &mut [u8],
+        extended: bool,
+        has_src: bool,
+    ) -> Result<usize> {
+        self.tuned(|c| c.compress_chunk(src, nbytes, dest, extended, has_src))
     }
 
     /// Run `write` (one chunk) between the tuner's hooks, when there is a tuner.
@@ -412,11 +425,23 @@ impl Compressor {
         Ok(n)
     }
 
-    fn compress_chunk(&mut self, src: &[u8], nbytes: usize, dest: &mut [u8], extended: bool) -> Result<usize> {
-        let (codec, typesize, blocksize, filter_flags) = self.plan(nbytes, dest.len())?;
+    fn compress_chunk(
+        &mut self,
+        src: &[u8],
+        nbytes: usize,
+        dest: &mut [u8],
+        extended: bool,
+        has_src: bool,
+    ) -> Result<usize> {
+        let (codec, typesize, blocksize, filter_flags) = self.plan(nbytes, dest.len(), has_src)?;
         self.last_blocksize = blocksize as i32;
         let filter_flags = filter_flags as u8;
         let p = self.params.clone();
+        if p.use_dict && p.clevel > 0 && !codec_has_dicts(p.compcode) {
+            // Only reachable without a source buffer (see `plan`): the reference gathers its
+            // samples and then finds the codec cannot take a dictionary.
+            return Err(Error::CodecDict);
+        }
         let nblocks = nbytes.div_ceil(blocksize);
         let leftover = nbytes % blocksize;
         let hlen = if extended { EXTENDED_HEADER_LENGTH } else { MIN_HEADER_LENGTH };
@@ -495,7 +520,7 @@ impl Compressor {
         if !memcpyed {
             let mut start = hlen + 4 * nblocks;
             if use_dict {
-                match self.train_dict(&job)? {
+                match self.train_dict(&job, nthreads)? {
                     Some(d) => {
                         trained = d;
                         if dest.len() < start + 4 + trained.len() {
@@ -505,7 +530,7 @@ impl Compressor {
                         dest[start + 4..start + 4 + trained.len()].copy_from_slice(&trained);
                         start += 4 + trained.len();
                         if codec.tuning() == Codec::Zstd {
-                            zdict = codecs::zstd::CDict::new(&trained, codecs::zstd::zstd_level(p.clevel)).ok_or(Error::CodecDict)?;
+                            zdict = codecs::zstd::CDict::new(&trained, DICT_ZSTD_LEVEL).ok_or(Error::CodecDict)?;
                             job.dict = DictMode::Zstd(&zdict);
                         } else {
                             job.dict = DictMode::Lz4(&trained);
@@ -565,12 +590,36 @@ impl Compressor {
         }
         let total: usize = blocks.iter().map(|b| b.len()).sum();
         let maxblock = blocks.iter().map(|b| b.len()).max().unwrap_or(0);
-        let (codec, typesize, _, filter_flags) = self.plan(total, dest.len().max(MAX_OVERHEAD))?;
+        let (codec, typesize, _, filter_flags) = self.plan(total, dest.len().max(MAX_OVERHEAD), false)?;
         let p = self.params.clone();
         let nblocks = blocks.len();
         let hlen = EXTENDED_HEADER_LENGTH;
         if dest.len() < hlen + 4 * nblocks {
             return Ok(0);
+        }
+        let call = self.call.clone();
+        self.workers.ensure(1)?;
+        // A dictionary first, when asked for and worth it: trained from the filtered blocks.
+        let dict = if p.use_dict && p.clevel > 0 { self.vl_dict(blocks, typesize, codec.tuning(), &call)? } else { None };
+        let mut pos = hlen + 4 * nblocks;
+        let zdict: codecs::zstd::CDict;
+        let mut dict_mode = DictMode::None;
+        if let Some(d) = &dict {
+            if dest.len() < pos + 4 + d.len() {
+                return Ok(0);
+            }
+            put_i32(dest, pos, d.len() as i32);
+            dest[pos + 4..pos + 4 + d.len()].copy_from_slice(d);
+            pos += 4 + d.len();
+            match codec.tuning() {
+                Codec::Zstd => {
+                    zdict = codecs::zstd::CDict::new(d, DICT_ZSTD_LEVEL).ok_or(Error::CodecDict)?;
+                    dict_mode = DictMode::Zstd(&zdict);
+                }
+                Codec::Lz4 | Codec::Lz4Hc => dict_mode = DictMode::Lz4(d),
+                // Other codecs ignore the dictionary the chunk carries.
+                _ => {}
+            }
         }
         let header = ChunkHeader {
             version: VERSION_FORMAT_VL_BLOCKS,
@@ -585,13 +634,11 @@ impl Compressor {
             compcode_meta: p.compcode_meta,
             filters_meta: p.filters_meta,
             blosc2_flags2: VL_BLOCKS,
-            blosc2_flags: 0,
+            blosc2_flags: if dict.is_some() { USEDICT } else { 0 },
             extended: true,
         };
         self.workers.ensure(1)?;
-        let call = self.call.clone();
         let mut sc = self.workers.scratch(0);
-        let mut pos = hlen + 4 * nblocks;
         for (j, block) in blocks.iter().enumerate() {
             put_i32(dest, hlen + 4 * j, pos as i32);
             if dest.len() < pos + 4 {
@@ -641,8 +688,13 @@ impl Compressor {
                 0
             } else {
                 let dst = &mut dest[pos..pos + maxout];
+                let dict = match dict_mode {
+                    DictMode::Zstd(d) => Dict::Zstd(d),
+                    DictMode::Lz4(d) => Dict::Lz4(d),
+                    _ => Dict::None,
+                };
                 match &job.codec {
-                    ChunkCodec::Builtin(c) => codecs::compress_stream(*c, job.clevel, data, dst, cscratch, &Dict::None)?,
+                    ChunkCodec::Builtin(c) => codecs::compress_stream(*c, job.clevel, data, dst, cscratch, &dict)?,
                     ChunkCodec::User(u) if !u.available() => return Err(Error::CodecSupport),
                     ChunkCodec::User(u) => u.encode(data, dst, job.compcode_meta, &call.codec).max(0) as usize,
                 }
@@ -662,6 +714,38 @@ impl Compressor {
         header.cbytes = pos as i32;
         header.write(dest);
         Ok(pos)
+    }
+
+    /// The dictionary of a VL-block chunk, sized like the reference's: at most
+    /// `min(32 KiB, total / 20)` bytes, none for fewer than 8 blocks or too little data.
+    /// The samples are the filtered blocks, one sample each.
+    fn vl_dict(&self, blocks: &[&[u8]], typesize: usize, codec: Codec, call: &FilterCallContext) -> Result<Option<Vec<u8>>> {
+        let total: usize = blocks.iter().map(|b| b.len()).sum();
+        let max = MAX_DICT_SIZE.min(total / 20);
+        if max < MIN_USEFUL_DICT || blocks.len() < 8 || total / blocks.len() / 16 == 0 {
+            return Ok(None);
+        }
+        let p = &self.params;
+        let mut samples = Vec::with_capacity(total);
+        let mut sc = self.workers.scratch(0);
+        for block in blocks {
+            let pp = PipelineParams {
+                filters: &p.filters,
+                filters_meta: &p.filters_meta,
+                typesize,
+                format_version: VERSION_FORMAT_VL_BLOCKS,
+                call,
+            };
+            sc.bufs.ensure(block.len());
+            let cur = if pipeline::forward_is_noop(&p.filters) {
+                Slot::Input
+            } else {
+                pipeline::forward(&pp, block, 0, block, block.len(), Slot::Input, &mut sc.bufs)?
+            };
+            samples.extend_from_slice(sc.bufs.get(block, cur, block.len()));
+        }
+        let sizes: Vec<usize> = blocks.iter().map(|b| b.len()).collect();
+        Ok(dict_from_samples(codec, &samples, &sizes, max, blocks.len()))
     }
 
     /// Memcpy path: the blocks are stored raw right after the header (prefilter still runs).
@@ -776,27 +860,62 @@ impl Compressor {
         Ok(pos)
     }
 
-    /// Train a dictionary from the filtered blocks (gathered raw as training samples).
-    /// `None` when the data is too small for a useful dictionary.
-    fn train_dict(&self, job: &Job<'_>) -> Result<Option<Vec<u8>>> {
-        let mut tjob = Job { dict: DictMode::Training, ..job.clone() };
-        tjob.dont_split = true;
-        let mut samples = vec![0u8; job.nbytes];
-        let n = self.compress_blocks(&tjob, &mut samples, 0, 0, 1)?;
-        if n != job.nbytes {
-            return Ok(None);
-        }
+    /// Build a chunk's dictionary from its filtered blocks, the way the reference sizes and
+    /// samples it (so both write the same chunk): `max(8, streams)` samples of
+    /// `nbytes / samples / 16` bytes from the start of the filtered data, at most
+    /// `min(32 KiB, nbytes / 20)` bytes of dictionary. LZ4 takes those bytes as they are,
+    /// zstd trains on them. `None`: too little data, or training failed (plain chunk).
+    fn train_dict(&self, job: &Job<'_>, nthreads: usize) -> Result<Option<Vec<u8>>> {
         let max = MAX_DICT_SIZE.min(job.nbytes / 20);
-        let nsamples = 8usize;
-        let sample_size = job.nbytes / nsamples;
+        let streams = if job.dont_split { job.nblocks } else { job.nblocks * job.typesize };
+        let nsamples = streams.max(8);
+        let sample_size = job.nbytes / nsamples / 16;
         if max < MIN_USEFUL_DICT || sample_size == 0 {
             return Ok(None);
         }
-        let sizes = vec![sample_size; nsamples];
-        match codecs::zstd::train_dict(&samples, &sizes, max) {
-            Some(d) if d.len() >= MIN_USEFUL_DICT => Ok(Some(d)),
-            _ => Ok(None),
+        let tjob = Job { dict: DictMode::Training, ..job.clone() };
+        let mut samples = vec![0u8; job.nbytes];
+        let n = self.compress_blocks(&tjob, &mut samples, 0, 0, nthreads)?;
+        if n != job.nbytes {
+            return Ok(None);
         }
+        Ok(dict_from_samples(job.codec.tuning(), &samples, &vec![sample_size; nsamples], max, job.nblocks))
+    }
+}
+
+/// Zstd dictionaries are digested at this level whatever the chunk's clevel (as the
+/// reference does, so the streams come out the same).
+const DICT_ZSTD_LEVEL: i32 = 1;
+
+/// Codecs that can use a dictionary (`use_dict`): zstd, lz4 and lz4hc.
+fn codec_has_dicts(compcode: u8) -> bool {
+    matches!(Codec::from_code(compcode), Some(Codec::Zstd | Codec::Lz4 | Codec::Lz4Hc))
+}
+
+/// The dictionary for `codec` from `samples` (laid out back to back, `sizes` long each):
+/// LZ4 uses the first `max` bytes of the samples directly; every other codec gets a trained
+/// zstd dictionary (the reference also embeds one for VL-block chunks of codecs that then
+/// ignore it). `None` when zstd cannot train one.
+///
+/// `nblocks` places one quirk of the reference's LZ4 dictionaries: it gathers the samples
+/// in the chunk buffer right after the header, writes the dictionary's size where the
+/// bstarts end (over sample bytes `4 * nblocks..+4`) and only then copies the dictionary out
+/// of the samples, so those four bytes of every LZ4 dictionary hold its own size. Doing the
+/// same keeps the chunks byte-identical (the dictionary is stored in the chunk either way).
+fn dict_from_samples(codec: Codec, samples: &[u8], sizes: &[usize], max: usize, nblocks: usize) -> Option<Vec<u8>> {
+    let total: usize = sizes.iter().sum();
+    match codec {
+        Codec::Lz4 | Codec::Lz4Hc => {
+            let mut d = samples[..total.min(max).min(samples.len())].to_vec();
+            let size = (d.len() as i32).to_le_bytes();
+            for (i, b) in size.iter().enumerate() {
+                if let Some(x) = d.get_mut(4 * nblocks + i) {
+                    *x = *b;
+                }
+            }
+            Some(d)
+        }
+        _ => codecs::zstd::train_dict(&samples[..total.min(samples.len())], sizes, max),
     }
 }
 
@@ -897,6 +1016,74 @@ mod tests {
             assert!(round_trip(&mut c, &src, src.len(), 1) == want, "{filters:?} with a source");
             assert!(round_trip(&mut c, &[], ramp.len(), 2) == ramp, "{filters:?} without a source");
         }
+    }
+
+    fn dict_params(compcode: u8) -> CompressParams {
+        CompressParams { compcode, typesize: 4, use_dict: true, ..CompressParams::default() }
+    }
+
+    #[test]
+    fn dictionaries_only_for_codecs_that_take_them() {
+        let src: Vec<u8> = (0..40_000u32).flat_map(|i| (i / 3).to_le_bytes()).collect();
+        let mut chunk = vec![0u8; src.len() + MAX_OVERHEAD];
+        for code in [0u8, 4] {
+            let mut c = Compressor::new(dict_params(code));
+            assert_eq!(c.compress(&src, &mut chunk), Err(Error::CodecParam), "codec {code} with a source");
+            assert_eq!(c.compress_from_prefilter(0, &mut chunk), Err(Error::CodecDict), "codec {code} without one");
+            c.params.clevel = 0;
+            assert_eq!(c.compress(&src, &mut chunk), Err(Error::CodecParam), "codec {code} at clevel 0");
+        }
+        for code in [1u8, 2, 5] {
+            let mut c = Compressor::new(dict_params(code));
+            let n = c.compress(&src, &mut chunk).unwrap();
+            assert_eq!(chunk[31] & USEDICT, USEDICT, "codec {code}");
+            let mut d = Decompressor::new(DecompressParams::default());
+            let mut out = vec![0u8; src.len()];
+            assert_eq!(d.decompress(&chunk[..n], &mut out), Ok(src.len()));
+            assert!(out == src, "codec {code}");
+        }
+    }
+
+    #[test]
+    fn a_dictionary_chunk_that_does_not_fit_is_stored_plain() {
+        // Random data plus a dictionary cannot fit in nbytes + 32: the memcpyed chunk must not
+        // keep the dictionary flag (the reference keeps it and then cannot read the chunk).
+        let mut x = 88172645463325252u64;
+        let src: Vec<u8> = (0..200_000)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                x as u8
+            })
+            .collect();
+        for code in [1u8, 5] {
+            let mut c = Compressor::new(dict_params(code));
+            let mut chunk = vec![0u8; src.len() + MAX_OVERHEAD];
+            let n = c.compress(&src, &mut chunk).unwrap();
+            assert_eq!(n, src.len() + MAX_OVERHEAD);
+            assert_eq!(chunk[2] & MEMCPYED, MEMCPYED);
+            assert_eq!(chunk[31] & USEDICT, 0, "codec {code}");
+            let mut d = Decompressor::new(DecompressParams::default());
+            let mut out = vec![0u8; src.len()];
+            assert_eq!(d.decompress(&chunk[..n], &mut out), Ok(src.len()));
+            assert!(out == src);
+        }
+    }
+
+    #[test]
+    fn lz4_dictionaries_carry_their_size_where_the_bstarts_end() {
+        let samples: Vec<u8> = (0..4000u32).map(|i| (i % 251) as u8).collect();
+        let d = dict_from_samples(Codec::Lz4, &samples, &[250; 16], 600, 3).unwrap();
+        assert_eq!(d.len(), 600);
+        assert_eq!(&d[12..16], &600i32.to_le_bytes());
+        assert_eq!(&d[..12], &samples[..12]);
+        assert_eq!(&d[16..], &samples[16..600]);
+        // A dictionary that ends inside those four bytes takes what fits.
+        let d = dict_from_samples(Codec::Lz4Hc, &samples, &[300], 300, 74).unwrap();
+        assert_eq!(&d[296..], &300i32.to_le_bytes()[..4]);
+        let d = dict_from_samples(Codec::Lz4, &samples, &[300], 300, 75).unwrap();
+        assert!(d == samples[..300], "past the dictionary: untouched");
     }
 
     #[test]

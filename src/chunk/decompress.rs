@@ -45,7 +45,9 @@ impl ChunkDict {
         Ok(match format {
             codecs::FORMAT_ZSTD => ChunkDict::Zstd(codecs::zstd::DDict::new(d).ok_or(Error::CodecDict)?),
             codecs::FORMAT_LZ4 => ChunkDict::Lz4(d.to_vec()),
-            _ => return Err(Error::CodecDict),
+            // Codecs without dictionaries skip it (the reference embeds one in VL-block
+            // chunks of any codec when asked to).
+            _ => ChunkDict::None,
         })
     }
 }
@@ -117,7 +119,7 @@ impl<'a> ChunkView<'a> {
         };
         let max_lazy_csize = blocksize as i64 + 4 * typesize as i64;
         if special != Special::None || memcpyed || nbytes == 0 {
-            if special == Special::Value && src.len() < hlen + typesize {
+            if special == Special::Value && src.len() <= hlen {
                 return Err(Error::ReadBuffer);
             }
             if lazy_flag && special == Special::None && nbytes > 0 {
@@ -199,6 +201,12 @@ impl<'a> ChunkView<'a> {
             Some(v) => v[..j].iter().map(|b| b.0).sum(),
             None => j * self.blocksize,
         }
+    }
+
+    /// The repeated value of a [`Special::Value`] chunk: every byte after the header (the
+    /// chunk is `src[..cbytes]`).
+    fn special_value(&self) -> &[u8] {
+        self.src.get(self.hlen..self.header.cbytes as usize).unwrap_or(&[])
     }
 
     fn has_delta(&self) -> bool {
@@ -409,10 +417,7 @@ impl Decompressor {
                 return Ok(());
             }
             Special::Nan => return fill_nans(view.typesize, out),
-            Special::Value => {
-                let v = &view.src[view.hlen..view.hlen + view.typesize];
-                return fill_value(v, out);
-            }
+            Special::Value => return fill_value(view.special_value(), out),
             Special::Uninit => return Ok(()),
             Special::None => {}
         }
@@ -609,13 +614,15 @@ impl Decompressor {
         self.workers.ensure(1)?;
         let mut sc = self.workers.scratch(0);
         let dest = &mut dest[..nbytes];
-        // Memcpyed lazy chunks have their data on disk: they go block by block below.
-        let in_place = view.memcpyed && view.lazy.is_none() && self.postfilter.is_none();
-        if view.special != Special::None || in_place {
+        // Special and memcpyed chunks need no block decoding, unless a postfilter must see
+        // every block (the reference runs it on special chunks too); memcpyed lazy chunks
+        // have their data on disk: they go block by block below.
+        let in_place = view.special != Special::None || (view.memcpyed && view.lazy.is_none());
+        if in_place && self.postfilter.is_none() {
             match view.special {
                 Special::Zero => dest.fill(0),
                 Special::Nan => fill_nans(view.typesize, dest)?,
-                Special::Value => fill_value(&view.src[view.hlen..view.hlen + view.typesize], dest)?,
+                Special::Value => fill_value(view.special_value(), dest)?,
                 Special::Uninit => {}
                 Special::None => {
                     let s = view.hlen + start;
@@ -756,17 +763,14 @@ fn fill_nans(typesize: usize, out: &mut [u8]) -> Result<()> {
     }
 }
 
-/// Repeat `value` over `out`; a trailing partial element gets the value's first bytes.
+/// Repeat `value` over `out`, which must hold a whole number of values (as the reference
+/// requires of each block and of a getitem's output; a crafted chunk may break that).
 fn fill_value(value: &[u8], out: &mut [u8]) -> Result<()> {
-    if value.is_empty() {
+    if value.is_empty() || !out.len().is_multiple_of(value.len()) {
         return Err(Error::Data);
     }
-    let mut chunks = out.chunks_exact_mut(value.len());
-    for c in &mut chunks {
+    for c in out.chunks_exact_mut(value.len()) {
         c.copy_from_slice(value);
     }
-    let rest = chunks.into_remainder();
-    let n = rest.len();
-    rest.copy_from_slice(&value[..n]);
     Ok(())
 }

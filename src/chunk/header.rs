@@ -137,18 +137,13 @@ impl ChunkHeader {
             blosc2_flags: 0,
             extended: false,
         };
-        // The inspectors (16-byte reads) report a future version's fields as they are;
-        // only decoding refuses formats newer than this library knows.
-        if extended_wanted && h.version > VERSION_FORMAT {
-            return Err(Error::VersionSupport);
-        }
         if h.cbytes < MIN_HEADER_LENGTH as i32 {
             return Err(Error::InvalidHeader);
         }
         if h.nbytes < 0 {
             return Err(Error::InvalidHeader);
         }
-        if h.blocksize <= 0 || (h.nbytes > 0 && h.blocksize > h.nbytes) {
+        if h.blocksize <= 0 {
             return Err(Error::InvalidHeader);
         }
         if h.blocksize > MAX_BLOCKSIZE {
@@ -189,20 +184,33 @@ impl ChunkHeader {
                 // but value and NaN chunks are filled block by block, so their blocks must hold
                 // whole items.
                 let ts = h.typesize as i32;
-                if matches!(special, Special::Value | Special::Nan)
-                    && h.nbytes > 0
-                    && (h.nbytes % ts != 0 || h.blocksize % ts != 0)
-                {
+                if special == Special::Nan && h.nbytes > 0 && (h.nbytes % ts != 0 || h.blocksize % ts != 0) {
                     return Err(Error::InvalidHeader);
                 }
-                if special == Special::Value
-                    && h.cbytes < EXTENDED_HEADER_LENGTH as i32 + h.typesize as i32
-                {
-                    return Err(Error::ReadBuffer);
+                if special == Special::Value {
+                    // The value is everything after the header: its width is cbytes - 32,
+                    // whatever the typesize byte says (as the reference reads it).
+                    let width = h.cbytes - EXTENDED_HEADER_LENGTH as i32;
+                    if width <= 0 || (h.nbytes > 0 && (width > h.nbytes || h.nbytes % width != 0)) {
+                        return Err(Error::InvalidHeader);
+                    }
                 }
             }
         } else if !Self::flags_say_extended(h.flags) || !extended_wanted {
             h.filters = filters_from_flags(h.flags);
+        }
+        // A newer format version is still read as long as it announces no feature this
+        // library does not know: new features come with a `blosc2_flags2` bit.
+        if h.version > VERSION_FORMAT && h.blosc2_flags2 & !VL_BLOCKS != 0 {
+            return Err(Error::VersionSupport);
+        }
+        // A block larger than the whole buffer is read as one block of nbytes (as the
+        // reference does); in VL-block chunks the field counts blocks of 1 byte or more.
+        if h.nbytes > 0 && h.blocksize > h.nbytes {
+            if h.vlblocks() {
+                return Err(Error::InvalidHeader);
+            }
+            h.blocksize = h.nbytes;
         }
         Ok(h)
     }
@@ -333,7 +341,11 @@ mod tests {
         sample().write(&mut buf);
         let mut b = buf;
         b[0] = 7;
-        assert_eq!(ChunkHeader::read(&b), Err(Error::VersionSupport));
+        assert_eq!(ChunkHeader::read(&b).map(|h| h.version), Ok(7), "a newer version without new features");
+        b[30] = 0x2;
+        assert_eq!(ChunkHeader::read(&b), Err(Error::VersionSupport), "a newer version with an unknown feature");
+        b[0] = VERSION_FORMAT;
+        assert!(ChunkHeader::read(&b).is_ok(), "unknown flags2 bits of a known version are ignored");
         let mut b = buf;
         b[3] = 0;
         assert_eq!(ChunkHeader::read(&b), Err(Error::InvalidHeader));

@@ -82,7 +82,9 @@ pub fn compress_hc(src: &[u8], dest: &mut [u8], clevel: u8) -> Result<usize> {
     Ok(n as usize)
 }
 
-/// Compress with a dictionary (`use_dict` with lz4/lz4hc).
+/// Compress with a dictionary (`use_dict` with lz4/lz4hc): a fresh stream that knows only
+/// the dictionary, so each stream decodes on its own. LZ4 takes the reference's acceleration
+/// `10 - clevel`, LZ4HC the clevel.
 pub fn compress_with_dict(
     src: &[u8],
     dest: &mut [u8],
@@ -127,7 +129,7 @@ pub fn compress_with_dict(
                 dest.as_mut_ptr() as *mut c_char,
                 clamp_len(src.len()),
                 clamp_len(dest.len()),
-                1,
+                10 - clevel.min(9) as c_int,
             )
         }
     };

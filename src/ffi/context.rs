@@ -430,7 +430,8 @@ pub unsafe extern "C" fn blosc2_set_maskout(ctx: *mut blosc2_context, maskout: *
                 d.maskout = Some(m);
                 0
             }
-            Engine::Compress(_) => Error::InvalidParam.code(),
+            // The reference accepts it (a compression context never reads it).
+            Engine::Compress(_) => 0,
         }
     })
 }
@@ -458,11 +459,8 @@ pub unsafe extern "C" fn blosc2_compress_ctx(
         // SAFETY: sizes validated; pointers valid per contract.
         let d = unsafe { slice_mut(dest as *mut u8, destsize as usize) };
         if src.is_null() {
-            if srcsize == 0 || comp.prefilter.is_none() {
-                if srcsize > 0 {
-                    return Error::NullPointer.code();
-                }
-                return result_code(comp.compress(&[], d));
+            if srcsize > 0 && comp.prefilter.is_none() {
+                return Error::NullPointer.code();
             }
             return result_code(comp.compress_from_prefilter(srcsize as usize, d));
         }
@@ -593,6 +591,9 @@ pub unsafe fn getitem_impl(
         Ok(h) => h,
         Err(e) => return e.code(),
     };
+    if header.vlblocks() {
+        return Error::InvalidParam.code();
+    }
     let ts = header.typesize as i64;
     let (bstart, bn) = if items { (start * ts, n * ts) } else { (start, n) };
     if !items && (start % ts != 0 || n % ts != 0) {
@@ -601,11 +602,15 @@ pub unsafe fn getitem_impl(
     if n == 0 {
         return 0;
     }
-    if start < 0 || n < 0 || bstart + bn > header.nbytes as i64 {
+    // The reference's order: the count, then the room in dest, then the range.
+    if n < 0 {
         return Error::InvalidParam.code();
     }
     if destsize < 0 || bn > destsize as i64 {
         return Error::WriteBuffer.code();
+    }
+    if start < 0 || bstart + bn > header.nbytes as i64 {
+        return Error::InvalidParam.code();
     }
     if dest.is_null() {
         return Error::NullPointer.code();

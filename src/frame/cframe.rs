@@ -408,7 +408,9 @@ impl Frame {
         let read_len = match special {
             Special::None if !memcpyed => EXTENDED_HEADER_LENGTH + 4 * nblocks,
             Special::None => EXTENDED_HEADER_LENGTH,
-            Special::Value => EXTENDED_HEADER_LENGTH + h.typesize as usize,
+            // The whole chunk: the value is cbytes - 32 wide (the typesize byte is 1 for
+            // values over 255 bytes).
+            Special::Value => cbytes,
             _ => return Err(Error::InvalidHeader),
         };
         if read_len > cbytes || nblocks == 0 {

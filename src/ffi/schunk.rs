@@ -653,7 +653,8 @@ pub unsafe extern "C" fn blosc2_schunk_append_buffer(schunk: *mut blosc2_schunk,
         code_i64((|| {
             let sc = released(schunk)?;
             if nbytes < 0 {
-                return Err(Error::InvalidParam);
+                // A negative size reads as a huge one there.
+                return Err(Error::MaxBufsizeExceeded);
             }
             if src.is_null() && nbytes > 0 {
                 return Err(Error::NullPointer);
@@ -839,7 +840,9 @@ pub unsafe extern "C" fn blosc2_schunk_get_slice_buffer(
     guard(PANIC_CODE, || {
         code_int((|| {
             let sc = released(schunk)?;
-            let n = sc.hold(|s| slice_len(s, start, stop))?;
+            // A negative start finds no chunk there: FAILURE.
+            let n = sc.hold(|s| slice_len(s, start, stop)).map_err(|e| if start < 0 { Error::Failure } else { e })?;
+            let Some(n) = n else { return Ok(0) };
             if buffer.is_null() && n > 0 {
                 return Err(Error::NullPointer);
             }
@@ -851,16 +854,21 @@ pub unsafe extern "C" fn blosc2_schunk_get_slice_buffer(
     })
 }
 
-fn slice_len(sc: &SuperChunk, start: i64, stop: i64) -> Result<usize> {
+/// Bytes of the slice `start..stop`; `None` for an inverted range, which the reference
+/// treats as empty (nothing read or written, success).
+fn slice_len(sc: &SuperChunk, start: i64, stop: i64) -> Result<Option<usize>> {
     let ts = sc.typesize() as i64;
-    if start < 0 || stop < start {
+    if start < 0 {
         return Err(Error::InvalidParam);
+    }
+    if stop < start {
+        return Ok(None);
     }
     if stop * ts > sc.nbytes() {
         // What the reference reports for a slice past the end.
         return Err(Error::Failure);
     }
-    usize::try_from((stop - start) * ts).map_err(|_| Error::InvalidParam)
+    usize::try_from((stop - start) * ts).map(Some).map_err(|_| Error::InvalidParam)
 }
 
 /// Overwrite items `start..stop` with `buffer`.
@@ -878,6 +886,7 @@ pub unsafe extern "C" fn blosc2_schunk_set_slice_buffer(
         code_int((|| {
             let sc = released(schunk)?;
             let n = sc.hold(|s| slice_len(s, start, stop))?;
+            let Some(n) = n else { return Ok(0) };
             if buffer.is_null() && n > 0 {
                 return Err(Error::NullPointer);
             }

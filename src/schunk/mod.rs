@@ -729,7 +729,8 @@ impl SuperChunk {
         }
         let chunkitems = chunksize / typesize;
         if chunkitems <= 0 {
-            return Err(Error::FrameSpecial);
+            // Not even one item per chunk.
+            return Err(Error::InvalidParam);
         }
         let full = nitems / chunkitems as i64;
         let leftover = nitems % chunkitems as i64;

@@ -167,3 +167,112 @@ pub fn decompress_chunk_in<H: Holder>(h: &H, n: i64, dest: &mut [u8]) -> Result<
     }
     Ok(got)
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::{Arc, Mutex, OnceLock};
+
+    use super::*;
+    use crate::chunk::hooks::{BlockInfo, Postfilter, Prefilter};
+    use crate::chunk::{CompressParams, DecompressParams};
+    use crate::schunk::{get_slice_in, set_slice_in, StorageSpec};
+
+    /// A super-chunk behind a mutex, as the C layer keeps it.
+    struct Locked(Arc<Mutex<SuperChunk>>);
+
+    impl Holder for Locked {
+        fn hold<R>(&self, f: impl FnOnce(&mut SuperChunk) -> Result<R>) -> Result<R> {
+            f(&mut self.0.lock().unwrap())
+        }
+    }
+
+    /// The super-chunk the hooks below look at while they run.
+    fn current() -> &'static Mutex<Option<Arc<Mutex<SuperChunk>>>> {
+        static C: OnceLock<Mutex<Option<Arc<Mutex<SuperChunk>>>>> = OnceLock::new();
+        C.get_or_init(|| Mutex::new(None))
+    }
+
+    /// Whether the hook found the super-chunk free (its lock not held by the operation).
+    fn super_chunk_free() -> bool {
+        let sc = current().lock().unwrap().clone().unwrap();
+        let free = sc.try_lock().map(|mut s| s.vlmeta_get("hint").is_ok() && s.get_chunk(0).is_ok()).unwrap_or(false);
+        free
+    }
+
+    static SEEN: Mutex<(u32, u32)> = Mutex::new((0, 0));
+
+    struct Pre;
+    impl Prefilter for Pre {
+        fn apply(&self, _: &BlockInfo, input: &[u8], output: &mut [u8], _: bool) -> i32 {
+            let n = output.len();
+            output.copy_from_slice(&input[..n]);
+            let mut seen = SEEN.lock().unwrap();
+            seen.0 += 1;
+            seen.1 += super_chunk_free() as u32;
+            0
+        }
+    }
+
+    struct Post;
+    impl Postfilter for Post {
+        fn apply(&self, _: &BlockInfo, input: &[u8], output: &mut [u8]) -> i32 {
+            output.copy_from_slice(input);
+            let mut seen = SEEN.lock().unwrap();
+            seen.0 += 1;
+            seen.1 += super_chunk_free() as u32;
+            0
+        }
+    }
+
+    /// Every hook of every engine run finds the super-chunk free to use.
+    #[test]
+    fn hooks_run_with_the_super_chunk_released() {
+        let cp = CompressParams { typesize: 4, nthreads: 1, blocksize: 1024, ..CompressParams::default() };
+        let mut sc = SuperChunk::new(cp, DecompressParams::default(), &StorageSpec::default()).unwrap();
+        sc.vlmeta_add("hint", b"x", None).unwrap();
+        sc.append_buffer(&[7u8; 4096]).unwrap();
+        sc.compressor().prefilter = Some(Arc::new(Pre));
+        sc.decompressor().postfilter = Some(Arc::new(Post));
+        let shared = Arc::new(Mutex::new(sc));
+        *current().lock().unwrap() = Some(shared.clone());
+        let h = Locked(shared.clone());
+        let src: Vec<u8> = (0..8192u32).map(|i| i as u8).collect();
+        assert_eq!(append_buffer_in(&h, &src).unwrap(), 2);
+        let mut out = vec![0u8; 8192];
+        assert_eq!(decompress_chunk_in(&h, 1, &mut out).unwrap(), 8192);
+        assert_eq!(out, src);
+        let mut part = vec![0u8; 40];
+        get_slice_in(&h, 1020, 1030, &mut part).unwrap();
+        assert_eq!(&part[16..], &src[..24]);
+        set_slice_in(&h, 1020, 1030, &[1u8; 40]).unwrap();
+        get_slice_in(&h, 1020, 1030, &mut part).unwrap();
+        assert_eq!(part, vec![1u8; 40]);
+        let copy = crate::schunk::copy_to_in(&h, &StorageSpec::default(), Some(CompressParams { typesize: 4, nthreads: 1, clevel: 9, ..CompressParams::default() })).unwrap();
+        assert_eq!(copy.nchunks(), 2);
+        *current().lock().unwrap() = None;
+        let (calls, free) = *SEEN.lock().unwrap();
+        assert!(calls > 10, "hooks ran {calls} times");
+        assert_eq!(free, calls, "a hook found the super-chunk locked");
+        // The engines came back: the spares left meanwhile were replaced.
+        let mut s = shared.lock().unwrap();
+        assert!(s.compressor().prefilter.is_some() && s.decompressor().postfilter.is_some());
+    }
+
+    /// An engine taken out leaves a working spare for calls made meanwhile.
+    #[test]
+    fn spare_engines_work() {
+        let cp = CompressParams { typesize: 4, nthreads: 1, ..CompressParams::default() };
+        let mut sc = SuperChunk::new(cp, DecompressParams::default(), &StorageSpec::default()).unwrap();
+        sc.append_buffer(&[3u8; 1000]).unwrap();
+        let c = sc.take_compressor();
+        let d = sc.take_decompressor();
+        assert_eq!(sc.append_buffer(&[4u8; 1000]).unwrap(), 2);
+        let mut out = vec![0u8; 1000];
+        assert_eq!(sc.decompress_chunk(1, &mut out).unwrap(), 1000);
+        assert_eq!(out, vec![4u8; 1000]);
+        sc.put_compressor(c, None);
+        sc.put_decompressor(d);
+        assert_eq!(sc.decompress_chunk(0, &mut out).unwrap(), 1000);
+        assert_eq!(out, vec![3u8; 1000]);
+    }
+}

@@ -174,3 +174,58 @@ fn decode_task(
     dec.nchunk = task.nchunk;
     dec.get_bytes(chunk, start as usize, len as usize, block)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::chunk::CompressParams;
+    use crate::schunk::{Own, StorageSpec};
+
+    fn schunk(nthreads: i16, filters: [u8; 6], chunks: &[usize]) -> SuperChunk {
+        let cp = CompressParams { typesize: 4, nthreads, blocksize: 256, filters, ..CompressParams::default() };
+        let dp = DecompressParams { nthreads, typesize: 4 };
+        let mut sc = SuperChunk::new(cp, dp, &StorageSpec::default()).unwrap();
+        let mut next = 0u32;
+        for &items in chunks {
+            let data: Vec<u8> = (next..next + items as u32).flat_map(|v| (v * 3).to_le_bytes()).collect();
+            next += items as u32;
+            sc.append_buffer(&data).unwrap();
+        }
+        sc
+    }
+
+    fn gather(sc: &mut SuperChunk, coords: &[i64]) -> Result<Vec<u32>> {
+        let mut out = vec![0u8; coords.len() * 4];
+        get_sparse_in(&Own::new(sc), coords, &mut out)?;
+        Ok(out.chunks_exact(4).map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect())
+    }
+
+    /// Parallel and one-by-one gathering give every item, duplicates and any order included.
+    #[test]
+    fn items_in_any_order() {
+        let coords = [0i64, 511, 64, 63, 300, 64, 1, 450, 129];
+        let want: Vec<u32> = coords.iter().map(|&c| c as u32 * 3).collect();
+        for nthreads in [1, 3] {
+            for filters in [[0, 0, 0, 0, 0, 1], [0, 0, 0, 0, 3, 1]] {
+                let mut sc = schunk(nthreads, filters, &[128, 128, 128, 128]);
+                assert_eq!(gather(&mut sc, &coords).unwrap(), want, "nthreads {nthreads} filters {filters:?}");
+            }
+        }
+        // A shorter last chunk.
+        let mut sc = schunk(2, [0, 0, 0, 0, 0, 1], &[100, 100, 30]);
+        assert_eq!(gather(&mut sc, &[229, 0, 150]).unwrap(), vec![687, 0, 450]);
+    }
+
+    #[test]
+    fn refused_as_the_reference() {
+        let mut sc = schunk(2, [0, 0, 0, 0, 0, 1], &[128, 128]);
+        assert_eq!(gather(&mut sc, &[1, 256]).err(), Some(Error::InvalidParam));
+        assert_eq!(gather(&mut sc, &[-1, 2]).err(), Some(Error::InvalidParam));
+        assert_eq!(gather(&mut sc, &[]).unwrap(), Vec::<u32>::new());
+        // Chunks of varying size are not supported there.
+        let mut sc = schunk(2, [0, 0, 0, 0, 0, 1], &[128, 64, 128]);
+        assert_eq!(gather(&mut sc, &[1, 2]).err(), Some(Error::InvalidParam));
+        let mut empty = schunk(2, [0, 0, 0, 0, 0, 1], &[]);
+        assert_eq!(gather(&mut empty, &[0, 1]).err(), Some(Error::InvalidParam));
+    }
+}

@@ -153,15 +153,23 @@ pub fn with_decompressor<H: Holder, R>(h: &H, f: impl FnOnce(&mut Decompressor) 
 
 /// Decompress chunk `n` into `dest`; its uncompressed size.
 pub fn decompress_chunk_in<H: Holder>(h: &H, n: i64, dest: &mut [u8]) -> Result<usize> {
-    let chunk = h.hold(|s| s.held_chunk(n, false))?;
-    let (nbytes, _) = chunk_sizes(&chunk)?;
-    if (nbytes as usize) > dest.len() {
-        return Err(Error::WriteBuffer);
-    }
-    let got = with_decompressor(h, |d| {
-        d.nchunk = n;
-        d.decompress(&chunk, dest)
+    // Chunk and engine in one step (this runs for every chunk read).
+    let (chunk, mut engine) = h.hold(|s| {
+        let chunk = s.held_chunk(n, false)?;
+        let (nbytes, _) = chunk_sizes(&chunk)?;
+        if (nbytes as usize) > dest.len() {
+            return Err(Error::WriteBuffer);
+        }
+        Ok((chunk, s.take_decompressor()))
     })?;
+    let nbytes = chunk_sizes(&chunk)?.0;
+    engine.nchunk = n;
+    let r = engine.decompress(&chunk, dest);
+    h.hold(|s| {
+        s.put_decompressor(engine);
+        Ok(())
+    })?;
+    let got = r?;
     if got != nbytes as usize {
         return Err(Error::Failure);
     }

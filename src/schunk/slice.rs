@@ -5,6 +5,9 @@ use super::engines::{compress_in, decompress_chunk_in, with_decompressor, Holder
 use super::SuperChunk;
 use crate::error::{Error, Result};
 
+/// A chunk a slice touches: its index, first byte and size.
+type Span = (usize, i64, i64);
+
 impl SuperChunk {
     /// Start byte and size of every chunk (walks the chunk headers when sizes vary).
     fn chunk_spans(&mut self) -> Result<Vec<(i64, i64)>> {
@@ -42,10 +45,21 @@ impl SuperChunk {
         set_slice_in(&Own::new(self), start, stop, src)
     }
 
-    /// The byte range of items `start..stop` and the spans of all chunks.
-    fn slice_plan(&mut self, start: i64, stop: i64) -> Result<(i64, i64, Vec<(i64, i64)>)> {
+    /// The byte range of items `start..stop` and the chunks it touches, as (index, start
+    /// byte, size). With a fixed chunk size they are computed, not walked.
+    fn slice_plan(&mut self, start: i64, stop: i64) -> Result<(i64, i64, Vec<Span>)> {
         let (b0, b1) = self.byte_range(start, stop)?;
-        Ok((b0, b1, self.chunk_spans()?))
+        if b0 == b1 {
+            return Ok((b0, b1, Vec::new()));
+        }
+        let spans = if self.chunksize > 0 {
+            let cs = self.chunksize as i64;
+            (b0 / cs..=(b1 - 1) / cs).map(|i| (i as usize, i * cs, (self.nbytes - i * cs).min(cs))).collect()
+        } else {
+            let touched = |&(_, (at, len)): &(usize, (i64, i64))| at < b1 && at + len > b0;
+            self.chunk_spans()?.into_iter().enumerate().filter(touched).map(|(i, (at, len))| (i, at, len)).collect()
+        };
+        Ok((b0, b1, spans))
     }
 }
 
@@ -56,7 +70,7 @@ pub fn get_slice_in<H: Holder>(h: &H, start: i64, stop: i64, dest: &mut [u8]) ->
         return Err(Error::InvalidParam);
     }
     with_decompressor(h, |dctx| {
-        for (i, (cstart, clen)) in spans.into_iter().enumerate() {
+        for (i, cstart, clen) in spans {
             let lo = b0.max(cstart);
             let hi = b1.min(cstart + clen);
             if lo >= hi {
@@ -80,7 +94,7 @@ pub fn set_slice_in<H: Holder>(h: &H, start: i64, stop: i64, src: &[u8]) -> Resu
     if src.len() as i64 != b1 - b0 {
         return Err(Error::InvalidParam);
     }
-    for (i, (cstart, clen)) in spans.into_iter().enumerate() {
+    for (i, cstart, clen) in spans {
         let lo = b0.max(cstart);
         let hi = b1.min(cstart + clen);
         if lo >= hi {

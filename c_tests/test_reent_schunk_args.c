@@ -140,6 +140,32 @@ int main(void) {
   CASE("open(NULL)", blosc2_schunk_open(NULL) == NULL);
   CASE("open(missing)", blosc2_schunk_open("reent_no_such.b2frame") == NULL);
   CASE("open_offset(missing)", blosc2_schunk_open_offset("reent_no_such.b2frame", 10) == NULL);
+  /* NULL arguments the reference answers (most others crash it; we return an error) */
+  static uint8_t *content;
+  static int32_t clen;
+  static uint8_t meta[4] = {1, 2, 3, 4};
+  CASE("to_file(sc, NULL)", blosc2_schunk_to_file(SC, NULL));
+  CASE("copy(NULL, NULL)", blosc2_schunk_copy(NULL, NULL) == NULL);
+  CASE("get_slice_nchunks(NULL)", (start = 0, stop = 1, blosc2_get_slice_nchunks(NULL, &start, &stop, &idx)));
+  CASE("frame_get_offsets(memory)", blosc2_frame_get_offsets(SC) == NULL);
+  CASE("meta_add(NULL)", blosc2_meta_add(NULL, "m", meta, 4));
+  CASE("meta_add(NULL name)", blosc2_meta_add(EMPTY, NULL, meta, 4));
+  CASE("meta_update(NULL)", blosc2_meta_update(NULL, "m", meta, 4));
+  CASE("meta_update(NULL name)", blosc2_meta_update(SC, NULL, meta, 4));
+  CASE("vlmeta_add(NULL)", blosc2_vlmeta_add(NULL, "m", meta, 4, NULL));
+  CASE("vlmeta_add(NULL name)", blosc2_vlmeta_add(SC, NULL, meta, 4, NULL));
+  CASE("vlmeta_add(NULL cparams)", blosc2_vlmeta_add(SC, "v", meta, 4, NULL));
+  CASE("vlmeta_update(NULL)", blosc2_vlmeta_update(NULL, "m", meta, 4, NULL));
+  CASE("vlmeta_update(missing)", blosc2_vlmeta_update(SC, "zz", meta, 4, NULL));
+  CASE("vlmeta_get(NULL)", blosc2_vlmeta_get(NULL, "m", &content, &clen));
+  CASE("vlmeta_get(NULL name)", blosc2_vlmeta_get(SC, NULL, &content, &clen));
+  CASE("vlmeta_get(missing)", blosc2_vlmeta_get(SC, "zz", &content, &clen));
+  CASE("vlmeta_get(NULL content)", blosc2_vlmeta_get(SC, "zz", NULL, &clen));
+  CASE("vlmeta_delete(missing)", blosc2_vlmeta_delete(SC, "zz"));
+  CASE("get_vlblock(NULL)", blosc2_schunk_get_vlblock(NULL, 0, 0, &cptr, out));
+  CASE("get_vlblock(NULL dest)", blosc2_schunk_get_vlblock(SC, 0, 0, NULL, out));
+  CASE("refresh(NULL)", blosc2_schunk_refresh(NULL));
+
   /* slice chunk indexes */
   CASE("get_slice_nchunks(empty, [0,100))", (start = 0, stop = 100, idx = (int64_t *)1,
        blosc2_get_slice_nchunks(EMPTY, &start, &stop, &idx) * 10 + (idx == NULL)));

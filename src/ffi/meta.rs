@@ -22,6 +22,12 @@ fn locked<R>(schunk: *mut blosc2_schunk, f: impl FnOnce(&mut Handle) -> Result<R
     with_handle(schunk, f).unwrap_or(Err(Error::NullPointer))
 }
 
+/// The reference's first check in the add/update/get calls: a NULL super-chunk or name is
+/// `BLOSC2_ERROR_INVALID_PARAM`.
+fn null_args(schunk: *mut blosc2_schunk, name: *const c_char) -> Option<c_int> {
+    (schunk.is_null() || name.is_null()).then(|| Error::InvalidParam.code())
+}
+
 /// # Safety
 /// `name` NULL or a C string.
 unsafe fn name_of<'a>(name: *const c_char) -> Result<&'a str> {
@@ -56,6 +62,9 @@ pub unsafe extern "C" fn blosc2_meta_add(
     content: *mut u8,
     content_len: i32,
 ) -> c_int {
+    if let Some(code) = null_args(schunk, name) {
+        return code;
+    }
     run(schunk, |h| {
         // SAFETY: per contract.
         let (n, c) = unsafe { (name_of(name)?, content_of(content, content_len)?) };
@@ -81,6 +90,9 @@ pub unsafe extern "C" fn blosc2_meta_update(
     content: *mut u8,
     content_len: i32,
 ) -> c_int {
+    if let Some(code) = null_args(schunk, name) {
+        return code;
+    }
     run(schunk, |h| {
         // SAFETY: per contract.
         let (n, c) = unsafe { (name_of(name)?, content_of(content, content_len)?) };
@@ -140,6 +152,9 @@ pub unsafe extern "C" fn blosc2_vlmeta_add(
     content_len: i32,
     cparams: *mut blosc2_cparams,
 ) -> c_int {
+    if let Some(code) = null_args(schunk, name) {
+        return code;
+    }
     guard(PANIC_CODE, || {
         let r = (|| {
             // SAFETY: per contract.
@@ -178,6 +193,9 @@ pub unsafe extern "C" fn blosc2_vlmeta_update(
     content_len: i32,
     cparams: *mut blosc2_cparams,
 ) -> c_int {
+    if let Some(code) = null_args(schunk, name) {
+        return code;
+    }
     guard(PANIC_CODE, || {
         let r = (|| {
             // SAFETY: per contract.
@@ -207,12 +225,15 @@ pub unsafe extern "C" fn blosc2_vlmeta_get(
     content: *mut *mut u8,
     content_len: *mut i32,
 ) -> c_int {
+    if let Some(code) = null_args(schunk, name) {
+        return code;
+    }
     guard(PANIC_CODE, || {
         let r = (|| {
             // SAFETY: per contract.
             let n = unsafe { name_of(name) }?;
             if content.is_null() || content_len.is_null() {
-                return Err(Error::NullPointer);
+                return Err(Error::InvalidParam);
             }
             let (i, stored) = locked(schunk, |h| {
                 h.sc.refresh()?;

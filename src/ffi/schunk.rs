@@ -799,10 +799,10 @@ pub unsafe extern "C" fn blosc2_schunk_get_vlblock(
 ) -> c_int {
     guard(PANIC_CODE, || {
         code_int((|| {
+            if schunk.is_null() || dest.is_null() || destsize.is_null() {
+                return Err(Error::InvalidParam);
+            }
             let c = with(schunk, |h| {
-                if dest.is_null() || destsize.is_null() {
-                    return Err(Error::NullPointer);
-                }
                 if nchunk < 0 || nchunk >= h.sc.nchunks() || nblock < 0 {
                     return Err(Error::InvalidParam);
                 }
@@ -1106,7 +1106,7 @@ pub unsafe extern "C" fn blosc2_schunk_to_file(schunk: *mut blosc2_schunk, urlpa
     guard(PANIC_CODE as i64, || {
         code_i64(with(schunk, |h| {
             // SAFETY: per contract.
-            let p = unsafe { cstr(urlpath) }.ok_or(Error::NullPointer)?;
+            let p = unsafe { cstr(urlpath) }.ok_or(Error::InvalidParam)?;
             let p = std::path::Path::new(p);
             // An in-memory frame is written out as is (replacing a file); anything else is
             // copied into a new frame file, which must not exist yet (as the reference does).

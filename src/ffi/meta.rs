@@ -9,7 +9,7 @@ use libc::{c_char, c_int};
 use super::abi::*;
 use super::boundary::{cstr, guard, slice, PANIC_CODE};
 use super::context::core_cparams;
-use super::schunk::{malloc_copy, with_handle, Handle};
+use super::schunk::{malloc_copy, Handle};
 use crate::error::{Error, Result};
 use crate::schunk::meta::{compress_vlmeta, decompress_vlmeta};
 use crate::frame::header::METALAYER_NAME_MAXLEN;
@@ -19,7 +19,7 @@ fn run(schunk: *mut blosc2_schunk, f: impl FnOnce(&mut Handle) -> Result<c_int>)
 }
 
 fn locked<R>(schunk: *mut blosc2_schunk, f: impl FnOnce(&mut Handle) -> Result<R>) -> Result<R> {
-    with_handle(schunk, f).unwrap_or(Err(Error::NullPointer))
+    super::schunk::with(schunk, f)
 }
 
 /// The reference's first check in the add/update/get calls: a NULL super-chunk or name is

@@ -127,8 +127,9 @@ pub fn with_handle<R>(schunk: *mut blosc2_schunk, f: impl FnOnce(&mut Handle) ->
     Some(r)
 }
 
-/// Like [`with_handle`], mapping an unknown pointer to `BLOSC2_ERROR_NULL_POINTER`.
-fn with<R>(schunk: *mut blosc2_schunk, f: impl FnOnce(&mut Handle) -> Result<R>) -> Result<R> {
+/// Like [`with_handle`], mapping an unknown pointer to `BLOSC2_ERROR_NULL_POINTER` and a
+/// handle this thread holds already to `BLOSC2_ERROR_LOCK`.
+pub fn with<R>(schunk: *mut blosc2_schunk, f: impl FnOnce(&mut Handle) -> Result<R>) -> Result<R> {
     let shared = lookup(schunk).ok_or(Error::NullPointer)?;
     let mut h = lock(&shared)?;
     let r = f(&mut h);

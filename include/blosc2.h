@@ -2287,7 +2287,8 @@ int blosc2_schunk_set_slice_buffer(struct blosc2_schunk *schunk,
                                    void *buffer);
 
 /**
- * Items at `coords[0..ncoords]` gathered into `buffer`.
+ * Items at `coords[0..ncoords]` gathered into `buffer`, in parallel on the decompression
+ * thread count when nothing needs the items one by one (as the reference).
  *
  * # Safety
  * `schunk` live; `coords` readable for `ncoords` items; `buffer` writable for

@@ -23,6 +23,35 @@ fn external() -> Option<Arc<Executor>> {
     EXTERNAL.read().unwrap_or_else(|e| e.into_inner()).clone()
 }
 
+/// Run `job(i)` for every `i` in `0..njobs`, in parallel, and return when all are done:
+/// through the caller's pool when one is set (one call of its callback), else on threads of
+/// our own (the calling thread takes job 0). False if a job panicked.
+pub fn run_jobs(njobs: usize, job: &(dyn Fn(usize) + Sync)) -> bool {
+    let ok = std::sync::atomic::AtomicBool::new(true);
+    let run = |i: usize| {
+        if catch_unwind(AssertUnwindSafe(|| job(i))).is_err() {
+            ok.store(false, std::sync::atomic::Ordering::Relaxed);
+        }
+    };
+    if let Some(exec) = external() {
+        exec(njobs, &run);
+        return ok.into_inner();
+    }
+    std::thread::scope(|s| {
+        for i in 1..njobs {
+            let run = &run;
+            if std::thread::Builder::new().spawn_scoped(s, move || run(i)).is_err() {
+                // No thread to be had: do the job here rather than lose it.
+                run(i);
+            }
+        }
+        if njobs > 0 {
+            run(0);
+        }
+    });
+    ok.into_inner()
+}
+
 /// A job with its borrow lifetime erased; see the SAFETY note in [`Pool::run`].
 struct ErasedJob(*const (dyn Fn(usize) + Sync));
 // SAFETY: the pointee is `Sync` and outlives every use (run() waits for all workers).

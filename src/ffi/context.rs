@@ -54,9 +54,21 @@ impl ThreadTmp {
         ThreadTmp((0..64).map(|_| Mutex::new(Vec::new())).collect())
     }
 
+    /// Run `f` (the user's callback) with thread `tid`'s scratch. A slot in use (the
+    /// callback re-entered this context, or two contexts' threads share a slot) is not
+    /// waited for: that call gets a scratch of its own, so no lock is waited on by a callback.
     fn with<R>(&self, tid: i32, size: usize, f: impl FnOnce(*mut u8, usize) -> R) -> R {
         let slot = &self.0[(tid.max(0) as usize) % self.0.len()];
-        let mut v = slot.lock().unwrap_or_else(|e| e.into_inner());
+        let mut own = Vec::new();
+        let mut held = match slot.try_lock() {
+            Ok(g) => Some(g),
+            Err(std::sync::TryLockError::Poisoned(e)) => Some(e.into_inner()),
+            Err(std::sync::TryLockError::WouldBlock) => None,
+        };
+        let v = match held.as_deref_mut() {
+            Some(v) => v,
+            None => &mut own,
+        };
         if v.len() < size {
             v.resize(size, 0);
         }

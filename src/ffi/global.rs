@@ -43,6 +43,16 @@ pub struct GlobalContexts {
     pub dctx: Decompressor,
 }
 
+/// The global contexts unless they are in use (never waited for: the codecs and filters
+/// they run may be user code calling back into the library).
+fn try_global() -> Option<std::sync::MutexGuard<'static, GlobalContexts>> {
+    match global_contexts().try_lock() {
+        Ok(g) => Some(g),
+        Err(std::sync::TryLockError::Poisoned(e)) => Some(e.into_inner()),
+        Err(std::sync::TryLockError::WouldBlock) => None,
+    }
+}
+
 pub fn global_contexts() -> &'static Mutex<GlobalContexts> {
     static G: OnceLock<Mutex<GlobalContexts>> = OnceLock::new();
     G.get_or_init(|| {
@@ -413,11 +423,12 @@ pub unsafe extern "C" fn blosc2_compress(
         let extended = env::var("BLOSC_BLOSC1_COMPAT").is_none();
         // SAFETY: sizes checked non-negative; pointers valid per the function contract.
         let (s, d) = unsafe { (slice(src as *const u8, srcsize as usize), slice_mut(dest as *mut u8, destsize as usize)) };
-        if env::var("BLOSC_NOLOCK").is_some() {
-            let mut c = Compressor::new(params);
-            return result_code(c.compress_with_header(s, d, extended));
-        }
-        let mut g = global_contexts().lock().unwrap_or_else(|e| e.into_inner());
+        // A call made while the global context is busy (from a user codec or filter run by
+        // it, or another thread) gets an engine of its own rather than waiting.
+        let busy = || Compressor::new(params.clone());
+        let Some(mut g) = (if env::var("BLOSC_NOLOCK").is_some() { None } else { try_global() }) else {
+            return result_code(busy().compress_with_header(s, d, extended));
+        };
         g.cctx.params = params;
         result_code(g.cctx.compress_with_header(s, d, extended))
     })
@@ -452,11 +463,10 @@ pub unsafe extern "C" fn blosc2_decompress(
         // SAFETY: as above.
         let d = unsafe { slice_mut(dest as *mut u8, destsize as usize) };
         let params = DecompressParams { nthreads: GLOBALS.nthreads.load(Ordering::Relaxed) as i16, typesize: 8 };
-        if env::var("BLOSC_NOLOCK").is_some() {
-            let mut c = Decompressor::new(params);
-            return result_code(c.decompress(s, d));
-        }
-        let mut g = global_contexts().lock().unwrap_or_else(|e| e.into_inner());
+        // As in blosc2_compress: a busy global context is not waited for.
+        let Some(mut g) = (if env::var("BLOSC_NOLOCK").is_some() { None } else { try_global() }) else {
+            return result_code(Decompressor::new(params).decompress(s, d));
+        };
         g.dctx.params = params;
         result_code(g.dctx.decompress(s, d))
     })

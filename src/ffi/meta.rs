@@ -9,12 +9,23 @@ use libc::{c_char, c_int};
 use super::abi::*;
 use super::boundary::{cstr, guard, slice, PANIC_CODE};
 use super::context::core_cparams;
-use super::schunk::{malloc_copy, with_handle, Handle};
+use super::schunk::{malloc_copy, Handle};
 use crate::error::{Error, Result};
+use crate::schunk::meta::{compress_vlmeta, decompress_vlmeta};
 use crate::frame::header::METALAYER_NAME_MAXLEN;
 
 fn run(schunk: *mut blosc2_schunk, f: impl FnOnce(&mut Handle) -> Result<c_int>) -> c_int {
-    guard(PANIC_CODE, || with_handle(schunk, f).unwrap_or(Err(Error::NullPointer)).unwrap_or_else(|e| e.code()))
+    guard(PANIC_CODE, || locked(schunk, f).unwrap_or_else(|e| e.code()))
+}
+
+fn locked<R>(schunk: *mut blosc2_schunk, f: impl FnOnce(&mut Handle) -> Result<R>) -> Result<R> {
+    super::schunk::with(schunk, f)
+}
+
+/// The reference's first check in the add/update/get calls: a NULL super-chunk or name is
+/// `BLOSC2_ERROR_INVALID_PARAM`.
+fn null_args(schunk: *mut blosc2_schunk, name: *const c_char) -> Option<c_int> {
+    (schunk.is_null() || name.is_null()).then(|| Error::InvalidParam.code())
 }
 
 /// # Safety
@@ -51,6 +62,9 @@ pub unsafe extern "C" fn blosc2_meta_add(
     content: *mut u8,
     content_len: i32,
 ) -> c_int {
+    if let Some(code) = null_args(schunk, name) {
+        return code;
+    }
     run(schunk, |h| {
         // SAFETY: per contract.
         let (n, c) = unsafe { (name_of(name)?, content_of(content, content_len)?) };
@@ -76,6 +90,9 @@ pub unsafe extern "C" fn blosc2_meta_update(
     content: *mut u8,
     content_len: i32,
 ) -> c_int {
+    if let Some(code) = null_args(schunk, name) {
+        return code;
+    }
     run(schunk, |h| {
         // SAFETY: per contract.
         let (n, c) = unsafe { (name_of(name)?, content_of(content, content_len)?) };
@@ -135,20 +152,32 @@ pub unsafe extern "C" fn blosc2_vlmeta_add(
     content_len: i32,
     cparams: *mut blosc2_cparams,
 ) -> c_int {
-    run(schunk, |h| {
-        // SAFETY: per contract.
-        let (n, c) = unsafe { (name_of(name)?, content_of(content, content_len)?) };
-        if n.len() > METALAYER_NAME_MAXLEN {
-            return Err(Error::Failure);
-        }
-        if h.sc.vlmeta_exists(n).is_some() {
-            return Err(Error::InvalidParam);
-        }
-        // SAFETY: per contract.
-        let p = unsafe { vl_params(cparams) };
-        let i = h.sc.vlmeta_add(n, c, Some(&p))?;
-        h.bump_tick();
-        Ok(i as c_int)
+    if let Some(code) = null_args(schunk, name) {
+        return code;
+    }
+    guard(PANIC_CODE, || {
+        let r = (|| {
+            // SAFETY: per contract.
+            let (n, c) = unsafe { (name_of(name)?, content_of(content, content_len)?) };
+            locked(schunk, |h| {
+                if n.len() > METALAYER_NAME_MAXLEN {
+                    return Err(Error::Failure);
+                }
+                if h.sc.vlmeta_exists(n).is_some() {
+                    return Err(Error::InvalidParam);
+                }
+                Ok(())
+            })?;
+            // The codec may be user code: compressed with the handle released.
+            // SAFETY: per contract.
+            let stored = compress_vlmeta(c, Some(&unsafe { vl_params(cparams) }))?;
+            locked(schunk, |h| {
+                let i = h.sc.vlmeta_add_compressed(n, stored)?;
+                h.bump_tick();
+                Ok(i as c_int)
+            })
+        })();
+        r.unwrap_or_else(|e| e.code())
     })
 }
 
@@ -164,17 +193,24 @@ pub unsafe extern "C" fn blosc2_vlmeta_update(
     content_len: i32,
     cparams: *mut blosc2_cparams,
 ) -> c_int {
-    run(schunk, |h| {
-        // SAFETY: per contract.
-        let (n, c) = unsafe { (name_of(name)?, content_of(content, content_len)?) };
-        if h.sc.vlmeta_exists(n).is_none() {
-            return Err(Error::NotFound);
-        }
-        // SAFETY: per contract.
-        let p = unsafe { vl_params(cparams) };
-        let i = h.sc.vlmeta_update(n, c, Some(&p))?;
-        h.bump_tick();
-        Ok(i as c_int)
+    if let Some(code) = null_args(schunk, name) {
+        return code;
+    }
+    guard(PANIC_CODE, || {
+        let r = (|| {
+            // SAFETY: per contract.
+            let (n, c) = unsafe { (name_of(name)?, content_of(content, content_len)?) };
+            locked(schunk, |h| h.sc.vlmeta_exists(n).map(drop).ok_or(Error::NotFound))?;
+            // The codec may be user code: compressed with the handle released.
+            // SAFETY: per contract.
+            let stored = compress_vlmeta(c, Some(&unsafe { vl_params(cparams) }))?;
+            locked(schunk, |h| {
+                let i = h.sc.vlmeta_update_compressed(n, stored)?;
+                h.bump_tick();
+                Ok(i as c_int)
+            })
+        })();
+        r.unwrap_or_else(|e| e.code())
     })
 }
 
@@ -189,22 +225,32 @@ pub unsafe extern "C" fn blosc2_vlmeta_get(
     content: *mut *mut u8,
     content_len: *mut i32,
 ) -> c_int {
-    run(schunk, |h| {
-        // SAFETY: per contract.
-        let n = unsafe { name_of(name) }?;
-        if content.is_null() || content_len.is_null() {
-            return Err(Error::NullPointer);
-        }
-        h.sc.refresh()?;
-        let i = h.sc.vlmeta_exists(n).ok_or(Error::NotFound)?;
-        let data = h.sc.vlmeta_get(n)?;
-        let p = malloc_copy(&data)?;
-        // SAFETY: writable per contract.
-        unsafe {
-            *content = p;
-            *content_len = data.len() as i32;
-        }
-        Ok(i as c_int)
+    if let Some(code) = null_args(schunk, name) {
+        return code;
+    }
+    guard(PANIC_CODE, || {
+        let r = (|| {
+            // SAFETY: per contract.
+            let n = unsafe { name_of(name) }?;
+            if content.is_null() || content_len.is_null() {
+                return Err(Error::InvalidParam);
+            }
+            let (i, stored) = locked(schunk, |h| {
+                h.sc.refresh()?;
+                let i = h.sc.vlmeta_exists(n).ok_or(Error::NotFound)?;
+                Ok((i, h.sc.vlmeta_compressed(n)?))
+            })?;
+            // The codec may be user code: decompressed with the handle released.
+            let data = decompress_vlmeta(&stored)?;
+            let p = malloc_copy(&data)?;
+            // SAFETY: writable per contract.
+            unsafe {
+                *content = p;
+                *content_len = data.len() as i32;
+            }
+            Ok(i as c_int)
+        })();
+        r.unwrap_or_else(|e| e.code())
     })
 }
 

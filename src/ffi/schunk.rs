@@ -7,9 +7,10 @@
 //! the current state back into the public struct (counters, parameters, metalayer arrays).
 
 use std::borrow::Cow;
+use std::cell::RefCell;
 use std::collections::HashMap;
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
 use libc::{c_char, c_int, c_void};
 
@@ -20,7 +21,7 @@ use crate::chunk::header::{ChunkHeader, MIN_HEADER_LENGTH};
 use crate::chunk::{DecompressParams, Special};
 use crate::error::{Error, Result};
 use crate::frame::header::Metalayer;
-use crate::schunk::{StorageSpec, SuperChunk};
+use crate::schunk::{Holder, StorageSpec, SuperChunk};
 
 /// The Rust side of one `blosc2_schunk`.
 pub struct Handle {
@@ -62,19 +63,96 @@ fn lookup(schunk: *const blosc2_schunk) -> Option<Shared> {
     t.get(&(schunk as usize)).cloned()
 }
 
+thread_local! {
+    /// The handles this thread has locked right now. Code run under a handle's lock (an I/O
+    /// backend's callbacks) that calls back into the same super-chunk gets an error instead
+    /// of waiting for itself.
+    static LOCKED_HERE: RefCell<Vec<usize>> = const { RefCell::new(Vec::new()) };
+}
+
+/// A handle locked by this thread (see [`lock`]).
+struct Locked<'a> {
+    guard: MutexGuard<'a, Handle>,
+    key: usize,
+}
+
+impl std::ops::Deref for Locked<'_> {
+    type Target = Handle;
+    fn deref(&self) -> &Handle {
+        &self.guard
+    }
+}
+
+impl std::ops::DerefMut for Locked<'_> {
+    fn deref_mut(&mut self) -> &mut Handle {
+        &mut self.guard
+    }
+}
+
+impl Drop for Locked<'_> {
+    fn drop(&mut self) {
+        LOCKED_HERE.with(|l| {
+            let mut l = l.borrow_mut();
+            if let Some(i) = l.iter().rposition(|&k| k == self.key) {
+                l.remove(i);
+            }
+        });
+    }
+}
+
+/// Lock a handle; `BLOSC2_ERROR_LOCK` when this thread already holds it.
+///
+/// The lock is only ever held while the super-chunk's own state is read or changed: the
+/// engines, which run user codecs, filters, prefilters, postfilters and the threads
+/// callback, run with it released (see [`crate::schunk::Holder`]), so those callbacks may
+/// use this super-chunk freely. Only I/O backend callbacks run under it.
+fn lock(shared: &Shared) -> Result<Locked<'_>> {
+    let key = Arc::as_ptr(shared) as usize;
+    if LOCKED_HERE.with(|l| l.borrow().contains(&key)) {
+        return Err(Error::Lock);
+    }
+    let guard = shared.lock().unwrap_or_else(|e| e.into_inner());
+    LOCKED_HERE.with(|l| l.borrow_mut().push(key));
+    Ok(Locked { guard, key })
+}
+
 /// Run `f` on the handle of `schunk` (for other C-layer modules such as b2nd), then refresh
-/// the public struct. `None` when `schunk` is not a live super-chunk of this library.
+/// the public struct. `None` when `schunk` is not a live super-chunk of this library (or
+/// this thread holds it already).
 pub fn with_handle<R>(schunk: *mut blosc2_schunk, f: impl FnOnce(&mut Handle) -> R) -> Option<R> {
     let shared = lookup(schunk)?;
-    let mut h = shared.lock().unwrap_or_else(|e| e.into_inner());
+    let mut h = lock(&shared).ok()?;
     let r = f(&mut h);
     h.sync();
     Some(r)
 }
 
-/// Like [`with_handle`], mapping an unknown pointer to `BLOSC2_ERROR_NULL_POINTER`.
-fn with<R>(schunk: *mut blosc2_schunk, f: impl FnOnce(&mut Handle) -> Result<R>) -> Result<R> {
-    with_handle(schunk, f).unwrap_or(Err(Error::NullPointer))
+/// Like [`with_handle`], mapping an unknown pointer to `BLOSC2_ERROR_NULL_POINTER` and a
+/// handle this thread holds already to `BLOSC2_ERROR_LOCK`.
+pub fn with<R>(schunk: *mut blosc2_schunk, f: impl FnOnce(&mut Handle) -> Result<R>) -> Result<R> {
+    let shared = lookup(schunk).ok_or(Error::NullPointer)?;
+    let mut h = lock(&shared)?;
+    let r = f(&mut h);
+    h.sync();
+    r
+}
+
+/// A super-chunk for operations that run an engine: each step locks the handle briefly,
+/// the engine runs with it released.
+pub struct Released(Shared);
+
+impl Holder for Released {
+    fn hold<R>(&self, f: impl FnOnce(&mut SuperChunk) -> Result<R>) -> Result<R> {
+        let mut h = lock(&self.0)?;
+        let r = f(&mut h.sc);
+        h.sync();
+        r
+    }
+}
+
+/// The [`Released`] holder of `schunk` (`BLOSC2_ERROR_NULL_POINTER` when unknown).
+pub fn released(schunk: *mut blosc2_schunk) -> Result<Released> {
+    lookup(schunk).map(Released).ok_or(Error::NullPointer)
 }
 
 fn code_i64(r: Result<i64>) -> i64 {
@@ -281,7 +359,7 @@ impl Drop for Handle {
 /// reference's does (C code may read `schunk->data[i]`). The array grows by 4 KiB pages and
 /// `data_len` counts its bytes, like the reference's; after an append only the new tail is
 /// written, any other edit rewrites it all.
-fn publish_chunk_addresses(s: &mut blosc2_schunk, chunks: &[Vec<u8>], edits: u64, view: &mut (usize, u64)) {
+fn publish_chunk_addresses(s: &mut blosc2_schunk, chunks: &[Arc<[u8]>], edits: u64, view: &mut (usize, u64)) {
     const PAGE: usize = 4096;
     let ptr_size = std::mem::size_of::<*mut u8>();
     let needed = chunks.len() * ptr_size;
@@ -455,6 +533,12 @@ pub unsafe extern "C" fn blosc2_schunk_free(schunk: *mut blosc2_schunk) -> c_int
         if schunk.is_null() {
             return 0;
         }
+        if let Some(shared) = lookup(schunk) {
+            // Freeing from a callback run under this very handle's lock cannot wait for it.
+            if let Err(e) = lock(&shared) {
+                return e.code();
+            }
+        }
         let removed = table().lock().unwrap_or_else(|e| e.into_inner()).remove(&(schunk as usize));
         match removed {
             Some(shared) => {
@@ -589,18 +673,24 @@ pub unsafe extern "C" fn blosc2_schunk_delete_chunk(schunk: *mut blosc2_schunk, 
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_schunk_append_buffer(schunk: *mut blosc2_schunk, src: *const c_void, nbytes: i32) -> i64 {
     guard(PANIC_CODE as i64, || {
-        code_i64(with(schunk, |h| {
+        code_i64((|| {
+            let sc = released(schunk)?;
             if nbytes < 0 {
-                return Err(Error::InvalidParam);
+                // A negative size reads as a huge one there.
+                return Err(Error::MaxBufsizeExceeded);
             }
             if src.is_null() && nbytes > 0 {
                 return Err(Error::NullPointer);
             }
             // SAFETY: readable for nbytes per contract.
             let s = unsafe { slice(src as *const u8, nbytes as usize) };
-            h.current_nchunk = h.sc.nchunks();
-            h.sc.append_buffer(s)
-        }))
+            // The codecs, filters and prefilter run with the handle released.
+            let n = crate::schunk::append_buffer_in(&sc, s)?;
+            with(schunk, |h| {
+                h.current_nchunk = n - 1;
+                Ok(n)
+            })
+        })())
     })
 }
 
@@ -616,8 +706,10 @@ pub unsafe extern "C" fn blosc2_schunk_decompress_chunk(
     nbytes: i32,
 ) -> c_int {
     guard(PANIC_CODE, || {
-        code_int(with(schunk, |h| {
-            if nchunk < 0 || nchunk >= h.sc.nchunks() {
+        code_int((|| {
+            let sc = released(schunk)?;
+            let (nchunks, separate) = sc.hold(|s| Ok((s.nchunks(), s.frame_kind().is_none())))?;
+            if nchunk < 0 || nchunk >= nchunks {
                 return Err(Error::InvalidParam);
             }
             if nbytes < 0 {
@@ -628,14 +720,17 @@ pub unsafe extern "C" fn blosc2_schunk_decompress_chunk(
             }
             // SAFETY: writable for nbytes per contract.
             let d = unsafe { slice_mut(dest as *mut u8, nbytes as usize) };
-            let n = match h.sc.decompress_chunk(nchunk, d) {
+            // The codecs, filters and postfilter run with the handle released.
+            let n = match crate::schunk::decompress_chunk_in(&sc, nchunk, d) {
                 // Separate chunks go through the chunk API, which says INVALID_PARAM here.
-                Err(Error::WriteBuffer) if h.sc.frame_kind().is_none() => Err(Error::InvalidParam),
+                Err(Error::WriteBuffer) if separate => Err(Error::InvalidParam),
                 r => r.map(|n| n as c_int),
             }?;
-            h.current_nchunk = nchunk;
-            Ok(n)
-        }))
+            with(schunk, |h| {
+                h.current_nchunk = nchunk;
+                Ok(n)
+            })
+        })())
     })
 }
 
@@ -726,18 +821,21 @@ pub unsafe extern "C" fn blosc2_schunk_get_vlblock(
     destsize: *mut i32,
 ) -> c_int {
     guard(PANIC_CODE, || {
-        code_int(with(schunk, |h| {
-            if dest.is_null() || destsize.is_null() {
-                return Err(Error::NullPointer);
-            }
-            if nchunk < 0 || nchunk >= h.sc.nchunks() || nblock < 0 {
+        code_int((|| {
+            if schunk.is_null() || dest.is_null() || destsize.is_null() {
                 return Err(Error::InvalidParam);
             }
-            let c = h.sc.get_chunk(nchunk)?.into_owned();
+            let c = with(schunk, |h| {
+                if nchunk < 0 || nchunk >= h.sc.nchunks() || nblock < 0 {
+                    return Err(Error::InvalidParam);
+                }
+                h.sc.get_chunk(nchunk).map(Cow::into_owned)
+            })?;
             let hd = ChunkHeader::read(&c)?;
             if hd.blosc2_flags2 & crate::chunk::header::VL_BLOCKS == 0 {
                 return Err(Error::InvalidParam);
             }
+            // Decoded with the handle released: the codec may be user code.
             let mut dec = crate::chunk::decompress::Decompressor::new(DecompressParams::default());
             let block = dec.vl_decompress_block(&c, nblock as usize)?;
             let p = malloc_copy(&block)?;
@@ -747,7 +845,7 @@ pub unsafe extern "C" fn blosc2_schunk_get_vlblock(
                 *destsize = block.len() as i32;
             }
             Ok(block.len() as c_int)
-        }))
+        })())
     })
 }
 
@@ -763,29 +861,37 @@ pub unsafe extern "C" fn blosc2_schunk_get_slice_buffer(
     buffer: *mut c_void,
 ) -> c_int {
     guard(PANIC_CODE, || {
-        code_int(with(schunk, |h| {
-            let n = slice_len(h, start, stop)?;
+        code_int((|| {
+            let sc = released(schunk)?;
+            // A negative start finds no chunk there: FAILURE.
+            let n = sc.hold(|s| slice_len(s, start, stop)).map_err(|e| if start < 0 { Error::Failure } else { e })?;
+            let Some(n) = n else { return Ok(0) };
             if buffer.is_null() && n > 0 {
                 return Err(Error::NullPointer);
             }
             // SAFETY: writable for n bytes per contract.
             let d = unsafe { slice_mut(buffer as *mut u8, n) };
-            h.sc.get_slice(start, stop, d)?;
+            crate::schunk::get_slice_in(&sc, start, stop, d)?;
             Ok(0)
-        }))
+        })())
     })
 }
 
-fn slice_len(h: &Handle, start: i64, stop: i64) -> Result<usize> {
-    let ts = h.sc.typesize() as i64;
-    if start < 0 || stop < start {
+/// Bytes of the slice `start..stop`; `None` for an inverted range, which the reference
+/// treats as empty (nothing read or written, success).
+fn slice_len(sc: &SuperChunk, start: i64, stop: i64) -> Result<Option<usize>> {
+    let ts = sc.typesize() as i64;
+    if start < 0 {
         return Err(Error::InvalidParam);
     }
-    if stop * ts > h.sc.nbytes() {
+    if stop < start {
+        return Ok(None);
+    }
+    if stop * ts > sc.nbytes() {
         // What the reference reports for a slice past the end.
         return Err(Error::Failure);
     }
-    usize::try_from((stop - start) * ts).map_err(|_| Error::InvalidParam)
+    usize::try_from((stop - start) * ts).map(Some).map_err(|_| Error::InvalidParam)
 }
 
 /// Overwrite items `start..stop` with `buffer`.
@@ -800,25 +906,30 @@ pub unsafe extern "C" fn blosc2_schunk_set_slice_buffer(
     buffer: *mut c_void,
 ) -> c_int {
     guard(PANIC_CODE, || {
-        code_int(with(schunk, |h| {
-            let n = slice_len(h, start, stop)?;
+        code_int((|| {
+            let sc = released(schunk)?;
+            let n = sc.hold(|s| slice_len(s, start, stop))?;
+            let Some(n) = n else { return Ok(0) };
             if buffer.is_null() && n > 0 {
                 return Err(Error::NullPointer);
             }
             // SAFETY: readable for n bytes per contract.
             let s = unsafe { slice(buffer as *const u8, n) };
-            h.sc.set_slice(start, stop, s)?;
-            // The reference leaves the last chunk it rewrote as the current one.
-            let cs = h.sc.chunksize() as i64;
-            if stop > start && cs > 0 {
-                h.current_nchunk = ((stop * h.sc.typesize() as i64) - 1) / cs;
-            }
-            Ok(0)
-        }))
+            crate::schunk::set_slice_in(&sc, start, stop, s)?;
+            with(schunk, |h| {
+                // The reference leaves the last chunk it rewrote as the current one.
+                let cs = h.sc.chunksize() as i64;
+                if stop > start && cs > 0 {
+                    h.current_nchunk = ((stop * h.sc.typesize() as i64) - 1) / cs;
+                }
+                Ok(0)
+            })
+        })())
     })
 }
 
-/// Items at `coords[0..ncoords]` gathered into `buffer`.
+/// Items at `coords[0..ncoords]` gathered into `buffer`, in parallel on the decompression
+/// thread count when nothing needs the items one by one (as the reference).
 ///
 /// # Safety
 /// `schunk` live; `coords` readable for `ncoords` items; `buffer` writable for
@@ -831,7 +942,9 @@ pub unsafe extern "C" fn blosc2_schunk_get_sparse_buffer(
     buffer: *mut c_void,
 ) -> c_int {
     guard(PANIC_CODE, || {
-        code_int(with(schunk, |h| {
+        code_int((|| {
+            // The reference reports every bad argument as INVALID_PARAM here.
+            let sc = released(schunk).map_err(|_| Error::InvalidParam)?;
             if ncoords < 0 {
                 return Err(Error::InvalidParam);
             }
@@ -839,18 +952,17 @@ pub unsafe extern "C" fn blosc2_schunk_get_sparse_buffer(
                 return Ok(0);
             }
             if coords.is_null() || buffer.is_null() {
-                return Err(Error::NullPointer);
+                return Err(Error::InvalidParam);
             }
-            let ts = h.sc.typesize() as usize;
+            let ts = sc.hold(|s| Ok(s.typesize().max(0) as usize))?;
+            let n = usize::try_from(ncoords).map_err(|_| Error::InvalidParam)?;
             // SAFETY: readable for ncoords items per contract.
-            let cs = unsafe { std::slice::from_raw_parts(coords, ncoords as usize) };
+            let cs = unsafe { std::slice::from_raw_parts(coords, n) };
             // SAFETY: writable for ncoords * typesize bytes per contract.
-            let out = unsafe { slice_mut(buffer as *mut u8, cs.len() * ts) };
-            for (c, o) in cs.iter().zip(out.chunks_exact_mut(ts)) {
-                h.sc.get_slice(*c, c + 1, o)?;
-            }
+            let out = unsafe { slice_mut(buffer as *mut u8, n * ts) };
+            crate::schunk::get_sparse_in(&sc, cs, out)?;
             Ok(0)
-        }))
+        })())
     })
 }
 
@@ -1180,11 +1292,9 @@ fn copy_impl(schunk: *mut blosc2_schunk, storage: *const blosc2_storage) -> Resu
     let spec = StorageSpec { contiguous: st.contiguous, urlpath: url.as_ref().map(PathBuf::from) };
     if st.cparams.is_null() {
         // Same parameters as the source.
-        // The copy has the storage's decompression parameters (the defaults when NULL).
-        let sc = with(schunk, |h| {
-            let typesize = h.sc.typesize();
-            h.sc.copy_to_with(&spec, None, core_dparams(&dp, typesize))
-        })?;
+        // The copy has the storage's decompression parameters (the defaults when NULL); the
+        // source is released while chunks are copied.
+        let sc = crate::schunk::copy_to_in(&released(schunk)?, &spec, None, core_dparams(&dp, 0))?;
         let mut cp = opened_params(&sc).0;
         // The reference's copy carries its block size and no compression thread count.
         cp.blocksize = sc.cparams().blocksize;
@@ -1195,7 +1305,9 @@ fn copy_impl(schunk: *mut blosc2_schunk, storage: *const blosc2_storage) -> Resu
     if cp.nthreads <= 0 {
         cp.nthreads = 1;
     }
-    let sc = with(schunk, |h| h.sc.copy_to_with(&spec, Some(core_cparams(&cp)), core_dparams(&dp, cp.typesize)))?;
+    // Recompressing runs the codecs and the postfilter, with the source released.
+    let dparams = core_dparams(&dp, cp.typesize);
+    let sc = crate::schunk::copy_to_in(&released(schunk)?, &spec, Some(core_cparams(&cp)), dparams)?;
     register_copy(sc, cp, dp, &st, url.as_deref(), &io)
 }
 
@@ -1261,6 +1373,12 @@ pub unsafe extern "C" fn blosc2_get_slice_nchunks(
             if start.is_null() || stop.is_null() || chunks_idx.is_null() {
                 return Err(Error::NullPointer);
             }
+            if h.sc.nchunks() == 0 {
+                // No chunks, whatever the range: none, and no array (as the reference).
+                // SAFETY: writable per contract.
+                unsafe { *chunks_idx = std::ptr::null_mut() };
+                return Ok(0);
+            }
             // SAFETY: readable per contract.
             let (b, e) = unsafe { (*start, *stop) };
             let ts = h.sc.typesize() as i64;
@@ -1268,8 +1386,11 @@ pub unsafe extern "C" fn blosc2_get_slice_nchunks(
             if b < 0 || e < b || e * ts > h.sc.nbytes() || cs <= 0 {
                 return Err(Error::InvalidParam);
             }
+            // The chunks from the one holding the first byte to the one holding the byte
+            // before the stop, counted the reference's way (an empty range inside a chunk
+            // counts that chunk).
             let first = b * ts / cs;
-            let last = if e == b { first } else { (e * ts + cs - 1) / cs };
+            let last = (e * ts + cs - 1) / cs;
             let idx: Vec<u8> = (first..last).flat_map(|i| i.to_le_bytes()).collect();
             let p = malloc_copy(&idx)? as *mut i64;
             // SAFETY: writable per contract.

@@ -17,7 +17,9 @@ fn check_name(name: &str) -> Result<()> {
     Ok(())
 }
 
-fn compress_vlmeta(content: &[u8], cparams: Option<&CompressParams>) -> Result<Vec<u8>> {
+/// A vlmetalayer's content as stored: compressed with `cparams` (defaults when `None`).
+/// Done apart from the super-chunk, since the codec may be user code.
+pub fn compress_vlmeta(content: &[u8], cparams: Option<&CompressParams>) -> Result<Vec<u8>> {
     let params = cparams.cloned().unwrap_or_default();
     let mut out = vec![0u8; content.len() + MAX_OVERHEAD];
     let n = Compressor::new(params).compress(content, &mut out)?;
@@ -98,6 +100,22 @@ impl SuperChunk {
             return Err(Error::InvalidParam);
         }
         let stored = compress_vlmeta(content, cparams)?;
+        self.vlmeta_add_compressed_unlocked(name, stored)
+    }
+
+    /// Add a vlmetalayer whose content [`compress_vlmeta`] made.
+    pub fn vlmeta_add_compressed(&mut self, name: &str, stored: Vec<u8>) -> Result<usize> {
+        self.guarded(true, |s| s.vlmeta_add_compressed_unlocked(name, stored))
+    }
+
+    fn vlmeta_add_compressed_unlocked(&mut self, name: &str, stored: Vec<u8>) -> Result<usize> {
+        check_name(name)?;
+        if self.vlmeta_exists(name).is_some() {
+            return Err(Error::InvalidParam);
+        }
+        if self.vlmetalayers.len() >= MAX_VLMETALAYERS {
+            return Err(Error::InvalidParam);
+        }
         self.vlmetalayers.push(Metalayer { name: name.to_owned(), content: stored });
         self.commit_frame()?;
         Ok(self.vlmetalayers.len() - 1)
@@ -114,8 +132,18 @@ impl SuperChunk {
         content: &[u8],
         cparams: Option<&CompressParams>,
     ) -> Result<usize> {
+        let stored = compress_vlmeta(content, cparams)?;
+        self.vlmeta_update_compressed_unlocked(name, stored)
+    }
+
+    /// Replace a vlmetalayer's content by what [`compress_vlmeta`] made.
+    pub fn vlmeta_update_compressed(&mut self, name: &str, stored: Vec<u8>) -> Result<usize> {
+        self.guarded(true, |s| s.vlmeta_update_compressed_unlocked(name, stored))
+    }
+
+    fn vlmeta_update_compressed_unlocked(&mut self, name: &str, stored: Vec<u8>) -> Result<usize> {
         let i = self.vlmeta_exists(name).ok_or(Error::MetalayerNotFound)?;
-        self.vlmetalayers[i].content = compress_vlmeta(content, cparams)?;
+        self.vlmetalayers[i].content = stored;
         self.commit_frame()?;
         Ok(i)
     }
@@ -123,14 +151,27 @@ impl SuperChunk {
     /// Decompressed content of vlmetalayer `name`.
     pub fn vlmeta_get(&self, name: &str) -> Result<Vec<u8>> {
         let i = self.vlmeta_exists(name).ok_or(Error::MetalayerNotFound)?;
-        let stored = &self.vlmetalayers[i].content;
-        let h = ChunkHeader::read(stored)?;
-        let mut out = vec![0u8; h.nbytes as usize];
-        let n = Decompressor::new(DecompressParams::default()).decompress(stored, &mut out)?;
-        out.truncate(n);
-        Ok(out)
+        decompress_vlmeta(&self.vlmetalayers[i].content)
     }
 
+    /// A vlmetalayer's content as stored (compressed), for [`decompress_vlmeta`].
+    pub fn vlmeta_compressed(&self, name: &str) -> Result<Vec<u8>> {
+        let i = self.vlmeta_exists(name).ok_or(Error::MetalayerNotFound)?;
+        Ok(self.vlmetalayers[i].content.clone())
+    }
+}
+
+/// A vlmetalayer's content from its stored form (apart from the super-chunk, as
+/// [`compress_vlmeta`]).
+pub fn decompress_vlmeta(stored: &[u8]) -> Result<Vec<u8>> {
+    let h = ChunkHeader::read(stored)?;
+    let mut out = vec![0u8; h.nbytes as usize];
+    let n = Decompressor::new(DecompressParams::default()).decompress(stored, &mut out)?;
+    out.truncate(n);
+    Ok(out)
+}
+
+impl SuperChunk {
     /// Remove a vlmetalayer; returns how many remain.
     pub fn vlmeta_delete(&mut self, name: &str) -> Result<usize> {
         self.guarded(true, |s| s.vlmeta_delete_unlocked(name))

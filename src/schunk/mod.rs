@@ -7,8 +7,10 @@
 //! counts stored bytes (in a contiguous frame, the payload length, which keeps the bytes of
 //! deleted chunks as the reference does).
 
-mod meta;
+mod engines;
+pub mod meta;
 mod slice;
+mod sparse;
 
 use std::borrow::Cow;
 use std::path::{Path, PathBuf};
@@ -16,7 +18,7 @@ use std::sync::Arc;
 
 use crate::chunk::compress::Compressor;
 use crate::chunk::decompress::Decompressor;
-use crate::chunk::header::{ChunkHeader, EXTENDED_HEADER_LENGTH, MAX_OVERHEAD, VL_BLOCKS};
+use crate::chunk::header::{ChunkHeader, EXTENDED_HEADER_LENGTH, VL_BLOCKS};
 use crate::chunk::special::write_special;
 use crate::chunk::{CompressParams, DecompressParams, Special};
 use crate::error::{Error, Result};
@@ -29,6 +31,10 @@ use crate::frame::offsets::storable_special;
 use crate::frame::trailer::FrameTrailer;
 use crate::frame::{sframe, Frame, FrameKind};
 
+pub use engines::{append_buffer_in, compress_in, decompress_chunk_in, with_decompressor, Held, Holder, Own};
+pub use slice::{get_slice_in, set_slice_in};
+pub use sparse::get_sparse_in;
+
 /// Where a new super-chunk keeps its chunks (`blosc2_storage` without the parameters).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct StorageSpec {
@@ -39,8 +45,9 @@ pub struct StorageSpec {
 }
 
 enum Store {
-    /// Separate chunks in memory.
-    Memory(Vec<Vec<u8>>),
+    /// Separate chunks in memory, shared so that a chunk can be decompressed while the
+    /// super-chunk itself is released (see [`Holder`]).
+    Memory(Vec<Arc<[u8]>>),
     Frame(Box<Frame>),
 }
 
@@ -79,6 +86,19 @@ pub struct SuperChunk {
 
 fn chunk_nbytes_of(chunk: &[u8]) -> Result<i32> {
     Ok(ChunkHeader::read_min(chunk)?.nbytes)
+}
+
+/// The `blosc2_flags2` byte of a chunk: only chunks with the extended header (both shuffle
+/// bits set in `flags`, at least 32 bytes) have one; in a 16-byte-header chunk offset 0x1e
+/// is payload.
+fn chunk_flags2(chunk: &[u8]) -> u8 {
+    const DOSHUFFLE: u8 = 0x1;
+    const DOBITSHUFFLE: u8 = 0x4;
+    let flags = chunk.get(2).copied().unwrap_or(0);
+    if flags & DOSHUFFLE == 0 || flags & DOBITSHUFFLE == 0 || chunk.len() < EXTENDED_HEADER_LENGTH {
+        return 0;
+    }
+    chunk[30]
 }
 
 impl SuperChunk {
@@ -234,7 +254,7 @@ impl SuperChunk {
     /// The chunks of a super-chunk kept as separate chunks in memory (`None` for frames),
     /// with the count of edits that moved or replaced them (appends leave earlier chunks,
     /// and their addresses, untouched).
-    pub fn memory_chunks(&self) -> Option<(&[Vec<u8>], u64)> {
+    pub fn memory_chunks(&self) -> Option<(&[Arc<[u8]>], u64)> {
         match &self.store {
             Store::Memory(v) => Some((v, self.memory_edits)),
             Store::Frame(_) => None,
@@ -398,7 +418,7 @@ impl SuperChunk {
         let h = f.header.clone();
         self.cbytes = if f.is_sparse() { h.cbytes } else { f.payload_len() };
         self.vlmetalayers = f.trailer.vlmetalayers.clone();
-        self.flags2 = if f.nchunks() > 0 { f.chunk(0)?.get(30).copied().unwrap_or(0) } else { 0 };
+        self.flags2 = if f.nchunks() > 0 { chunk_flags2(&f.chunk(0)?) } else { 0 };
         self.nbytes = h.nbytes;
         self.chunksize = h.chunksize;
         self.blocksize = h.blocksize;
@@ -438,37 +458,19 @@ impl SuperChunk {
             let owned = self.guarded(false, |s| {
                 let n = s.check_index(n)?;
                 match &mut s.store {
-                    Store::Memory(v) => Ok(v[n].clone()),
+                    Store::Memory(v) => Ok(v[n].to_vec()),
                     Store::Frame(f) => Ok(f.lazy_chunk(n)?.into_owned()),
                 }
             })?;
             return Ok(Cow::Owned(owned));
         }
         let n = self.check_index(n)?;
-        match &mut self.store {
-            Store::Memory(v) => Ok(Cow::Borrowed(&v[n])),
-            Store::Frame(f) => f.lazy_chunk(n),
-        }
+        store_chunk_lazy(&mut self.store, n)
     }
 
     /// Decompress chunk `n` into `dest`; returns its uncompressed size.
     pub fn decompress_chunk(&mut self, n: i64, dest: &mut [u8]) -> Result<usize> {
-        self.guarded(false, |s| s.decompress_chunk_unlocked(n, dest))
-    }
-
-    fn decompress_chunk_unlocked(&mut self, n: i64, dest: &mut [u8]) -> Result<usize> {
-        let idx = self.check_index(n)?;
-        let chunk = store_chunk(&mut self.store, idx)?;
-        let (nbytes, _) = chunk_sizes(&chunk)?;
-        if (nbytes as usize) > dest.len() {
-            return Err(Error::WriteBuffer);
-        }
-        self.dctx.nchunk = n;
-        let got = self.dctx.decompress(&chunk, dest)?;
-        if got != nbytes as usize {
-            return Err(Error::Failure);
-        }
-        Ok(got)
+        engines::decompress_chunk_in(&Own::new(self), n, dest)
     }
 
     /// Uncompressed size of chunk `n`.
@@ -485,29 +487,7 @@ impl SuperChunk {
     /// Compress `src` with the super-chunk's parameters and append it. Returns the new number
     /// of chunks.
     pub fn append_buffer(&mut self, src: &[u8]) -> Result<i64> {
-        let chunk = self.compress(src)?;
-        self.append_chunk(&chunk)
-    }
-
-    fn compress(&mut self, src: &[u8]) -> Result<Vec<u8>> {
-        if src.len() > i32::MAX as usize - MAX_OVERHEAD {
-            return Err(Error::MaxBufsizeExceeded);
-        }
-        let mut out = vec![0u8; src.len() + MAX_OVERHEAD];
-        self.cctx.nchunk = self.nchunks();
-        // The reference's context keeps the block size it used last and forces it on the
-        // next chunk (observed with 3.3.5: a 800-byte chunk after a 200-byte one gets
-        // 200-byte blocks); the frames only match if we do the same.
-        self.cctx.params.blocksize = self.last_blocksize;
-        let n = self.cctx.compress(src, &mut out)?;
-        if n == 0 {
-            return Err(Error::Failure);
-        }
-        out.truncate(n);
-        if let Ok(h) = ChunkHeader::read_min(&out) {
-            self.last_blocksize = h.blocksize;
-        }
-        Ok(out)
+        engines::append_buffer_in(&Own::new(self), src)
     }
 
     /// Validate a chunk handed in from outside and return `(nbytes, cbytes)`.
@@ -546,10 +526,20 @@ impl SuperChunk {
         }
     }
 
-    fn note_first_chunk(&mut self, chunk: &[u8]) {
-        if self.nchunks() == 0 {
-            self.flags2 = chunk.get(30).copied().unwrap_or(0);
+    /// Refuse a chunk whose kind (VL blocks or regular) differs from the chunks this
+    /// super-chunk holds (`error` is the operation's code, as the reference's); record the
+    /// first chunk's flags2. `other` says whether another chunk stays to compare with.
+    fn check_chunk_kind(&mut self, chunk: &[u8], other: bool, error: Error) -> Result<()> {
+        let flags2 = chunk_flags2(chunk);
+        if !other {
+            self.flags2 = flags2;
+            return Ok(());
         }
+        // Every chunk has the kind of the first one, whose flags2 is kept.
+        if (self.flags2 & VL_BLOCKS != 0) != (flags2 & VL_BLOCKS != 0) {
+            return Err(error);
+        }
+        Ok(())
     }
 
     /// Append a compressed chunk. Returns the new number of chunks.
@@ -564,7 +554,7 @@ impl SuperChunk {
         // What to restore when the frame cannot take the chunk (its file was removed, say):
         // the counters must keep describing the chunks there are.
         let before = (self.chunksize, self.nbytes, self.cbytes, self.flags2);
-        self.note_first_chunk(chunk);
+        self.check_chunk_kind(chunk, self.nchunks() > 0, Error::ChunkAppend)?;
         if self.chunksize == -1 {
             self.chunksize = nbytes;
         } else if self.chunksize > 0 && (nbytes > self.chunksize || last.is_some_and(|l| l < self.chunksize)) {
@@ -573,7 +563,7 @@ impl SuperChunk {
         self.nbytes += nbytes as i64;
         self.cbytes += self.stored_cbytes(chunk, cbytes);
         match &mut self.store {
-            Store::Memory(v) => v.push(chunk.to_vec()),
+            Store::Memory(v) => v.push(Arc::from(chunk)),
             Store::Frame(_) => {
                 self.sync_frame();
                 let Store::Frame(f) = &mut self.store else { unreachable!() };
@@ -605,11 +595,12 @@ impl SuperChunk {
         if n < 0 || n > self.nchunks() {
             return Err(Error::InvalidIndex);
         }
+        let (nbytes, cbytes) = Self::check_chunk(chunk)?;
+        let chunk = &chunk[..cbytes as usize];
+        self.check_chunk_kind(chunk, self.nchunks() > 0, Error::ChunkInsert)?;
         if n == self.nchunks() {
             return self.append_chunk(chunk);
         }
-        let (nbytes, cbytes) = Self::check_chunk(chunk)?;
-        let chunk = &chunk[..cbytes as usize];
         if self.chunksize == -1 {
             self.chunksize = nbytes;
         } else if self.chunksize > 0 && nbytes != self.chunksize {
@@ -619,7 +610,7 @@ impl SuperChunk {
         self.cbytes += self.stored_cbytes(chunk, cbytes);
         match &mut self.store {
             Store::Memory(v) => {
-                v.insert(n as usize, chunk.to_vec());
+                v.insert(n as usize, Arc::from(chunk));
                 self.memory_edits += 1;
             }
             Store::Frame(_) => {
@@ -640,6 +631,7 @@ impl SuperChunk {
         let idx = self.check_index(n)?;
         let (nbytes, cbytes) = Self::check_chunk(chunk)?;
         let chunk = &chunk[..cbytes as usize];
+        self.check_chunk_kind(chunk, self.nchunks() > 1, Error::ChunkUpdate)?;
         let is_last = n + 1 == self.nchunks();
         if self.chunksize == -1 {
             self.chunksize = nbytes;
@@ -657,7 +649,7 @@ impl SuperChunk {
         self.cbytes += self.stored_cbytes(chunk, cbytes) - old_stored;
         match &mut self.store {
             Store::Memory(v) => {
-                v[idx] = chunk.to_vec();
+                v[idx] = Arc::from(chunk);
                 self.memory_edits += 1;
             }
             Store::Frame(_) => {
@@ -696,6 +688,9 @@ impl SuperChunk {
                 f.delete(idx).map_err(|_| Error::ChunkUpdate)?;
             }
         }
+        if self.nchunks() == 0 {
+            self.flags2 = 0;
+        }
         self.after_change()
     }
 
@@ -712,8 +707,9 @@ impl SuperChunk {
         let mut seen = vec![false; n];
         let mut ord = Vec::with_capacity(n);
         for &o in order {
+            // Not a chunk index: bad data, as the reference says.
             if o < 0 || o as usize >= n {
-                return Err(Error::InvalidParam);
+                return Err(Error::Data);
             }
             // A repeated index is not a permutation (the reference reports it as bad data).
             if std::mem::replace(&mut seen[o as usize], true) {
@@ -723,7 +719,7 @@ impl SuperChunk {
         }
         match &mut self.store {
             Store::Memory(v) => {
-                let mut old: Vec<Option<Vec<u8>>> = v.drain(..).map(Some).collect();
+                let mut old: Vec<Option<Arc<[u8]>>> = v.drain(..).map(Some).collect();
                 v.extend(ord.iter().filter_map(|&o| old[o].take()));
                 self.memory_edits += 1;
             }
@@ -764,7 +760,8 @@ impl SuperChunk {
         }
         let chunkitems = chunksize / typesize;
         if chunkitems <= 0 {
-            return Err(Error::FrameSpecial);
+            // Not even one item per chunk.
+            return Err(Error::InvalidParam);
         }
         let full = nitems / chunkitems as i64;
         let leftover = nitems % chunkitems as i64;
@@ -818,7 +815,7 @@ impl SuperChunk {
         // parameters, so the header records one decompression thread whatever this
         // super-chunk uses (and the bytes equal those of a re-opened copy).
         let dparams = DecompressParams { nthreads: 1, ..self.dparams.clone() };
-        let mut copy = self.copy_to_with(&StorageSpec { contiguous: true, urlpath: None }, None, dparams)?;
+        let mut copy = copy_to_in(&Own::new(self), &StorageSpec { contiguous: true, urlpath: None }, None, dparams)?;
         let Store::Frame(f) = &mut copy.store else { unreachable!() };
         Ok(Cow::Owned(f.to_bytes()?.into_owned()))
     }
@@ -855,17 +852,18 @@ impl SuperChunk {
     /// A block size of 0 in `params` means "the one this super-chunk used last".
     pub fn copy_to(&mut self, storage: &StorageSpec, params: Option<CompressParams>) -> Result<SuperChunk> {
         let dparams = self.dparams.clone();
-        self.copy_to_with(storage, params, dparams)
+        copy_to_in(&Own::new(self), storage, params, dparams)
     }
 
-    /// As [`copy_to`](Self::copy_to), giving the copy `dparams` (the typesize follows the
-    /// copy's compression parameters).
-    pub fn copy_to_with(
+    /// The empty copy [`copy_to`](Self::copy_to) starts from, with its metalayers, and
+    /// whether chunks can be copied verbatim; the copy gets `dparams` (its typesize follows
+    /// the copy's compression parameters).
+    fn copy_shell(
         &mut self,
         storage: &StorageSpec,
         params: Option<CompressParams>,
         dparams: DecompressParams,
-    ) -> Result<SuperChunk> {
+    ) -> Result<(SuperChunk, bool)> {
         let (mut new, verbatim) = match params {
             None => {
                 let mut cparams = self.cparams.clone();
@@ -898,24 +896,7 @@ impl SuperChunk {
         for m in self.metalayers.clone() {
             new.meta_add(&m.name, &m.content)?;
         }
-        let mut buf = Vec::new();
-        for n in 0..self.nchunks() {
-            if verbatim {
-                let c = self.get_chunk(n)?.into_owned();
-                new.append_chunk(&c)?;
-            } else {
-                buf.resize(self.chunk_nbytes(n)?.max(0) as usize, 0);
-                let len = self.decompress_chunk(n, &mut buf)?;
-                new.append_buffer(&buf[..len])?;
-            }
-        }
-        for m in self.vlmetalayers.clone() {
-            new.vlmetalayers.push(m);
-        }
-        if !new.vlmetalayers.is_empty() {
-            new.commit_frame()?;
-        }
-        Ok(new)
+        Ok((new, verbatim))
     }
 
     /// Open a super-chunk from a contiguous frame owned by the caller (no copy: the frame
@@ -940,7 +921,7 @@ impl SuperChunk {
                 Some(b) if b == h.blocksize => Some(b),
                 Some(_) => Some(0),
             };
-            chunks.push(c);
+            chunks.push(Arc::from(c));
         }
         s.cbytes = cbytes;
         s.blocksize = blocksize.unwrap_or(s.blocksize);
@@ -1025,7 +1006,7 @@ impl SuperChunk {
             ..CompressParams::default()
         };
         let dparams = DecompressParams { nthreads: 1, typesize: h.typesize };
-        let flags2 = if frame.nchunks() > 0 { frame.chunk(0)?.get(30).copied().unwrap_or(0) } else { 0 };
+        let flags2 = if frame.nchunks() > 0 { chunk_flags2(&frame.chunk(0)?) } else { 0 };
         let mut dctx = Decompressor::new(dparams.clone());
         dctx.lazy = frame.lazy_reader();
         let cbytes = if frame.is_sparse() { h.cbytes } else { frame.payload_len() };
@@ -1064,6 +1045,36 @@ impl SuperChunk {
             _ => None,
         }
     }
+}
+
+/// [`SuperChunk::copy_to`] with the source held only between engine runs (recompressing
+/// runs its postfilter and codecs).
+pub fn copy_to_in<H: Holder>(
+    h: &H,
+    storage: &StorageSpec,
+    params: Option<CompressParams>,
+    dparams: DecompressParams,
+) -> Result<SuperChunk> {
+    let (mut new, verbatim) = h.hold(|s| s.copy_shell(storage, params, dparams))?;
+    let nchunks = h.hold(|s| Ok(s.nchunks()))?;
+    let mut buf = Vec::new();
+    for n in 0..nchunks {
+        if verbatim {
+            let c = h.hold(|s| s.held_chunk(n, false))?;
+            new.append_chunk(&c)?;
+        } else {
+            buf.resize(h.hold(|s| s.chunk_nbytes(n))?.max(0) as usize, 0);
+            let len = decompress_chunk_in(h, n, &mut buf)?;
+            new.append_buffer(&buf[..len])?;
+        }
+    }
+    for m in h.hold(|s| Ok(s.vlmetalayers.clone()))? {
+        new.vlmetalayers.push(m);
+    }
+    if !new.vlmetalayers.is_empty() {
+        new.commit_frame()?;
+    }
+    Ok(new)
 }
 
 /// Chunk `n` of a store (borrowed where possible).

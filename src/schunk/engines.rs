@@ -1,0 +1,286 @@
+//! Running the engines (compression, decompression) with the super-chunk released.
+//!
+//! Codecs, filters, prefilters, postfilters and the threads callback may be user code, and
+//! user code may call back into the super-chunk it works for (to read its metalayers or a
+//! chunk, say). An owner that keeps a super-chunk behind a lock (the C layer) must not hold
+//! that lock while such code runs, so the operations that run an engine are written against
+//! a [`Holder`]: every step that touches the super-chunk's state borrows it briefly through
+//! [`Holder::hold`], while the engine, taken out of the super-chunk for the duration, works
+//! on chunk bytes the operation owns ([`Held`]). A call made meanwhile finds the super-chunk
+//! available and, if it needs an engine, gets a spare one set up like the one that is out.
+
+use std::cell::RefCell;
+use std::ops::Deref;
+use std::sync::Arc;
+
+use super::{Store, SuperChunk};
+use crate::chunk::compress::Compressor;
+use crate::chunk::decompress::Decompressor;
+use crate::chunk::header::{ChunkHeader, MAX_OVERHEAD};
+use crate::error::{Error, Result};
+use crate::frame::cframe::chunk_sizes;
+
+/// Gives an operation short, exclusive access to a super-chunk, step by step.
+pub trait Holder {
+    /// Run `f` with the super-chunk to itself.
+    fn hold<R>(&self, f: impl FnOnce(&mut SuperChunk) -> Result<R>) -> Result<R>;
+}
+
+/// The trivial holder: a super-chunk borrowed mutably for the whole operation.
+pub struct Own<'a>(RefCell<&'a mut SuperChunk>);
+
+impl<'a> Own<'a> {
+    pub fn new(sc: &'a mut SuperChunk) -> Own<'a> {
+        Own(RefCell::new(sc))
+    }
+}
+
+impl Holder for Own<'_> {
+    fn hold<R>(&self, f: impl FnOnce(&mut SuperChunk) -> Result<R>) -> Result<R> {
+        // Steps never nest (each returns before the next), so the borrow is always free.
+        let mut sc = self.0.try_borrow_mut().map_err(|_| Error::Failure)?;
+        f(&mut sc)
+    }
+}
+
+/// Chunk bytes an operation keeps while the super-chunk is released: shared with an
+/// in-memory store (no copy), or read out of a frame.
+pub enum Held {
+    Shared(Arc<[u8]>),
+    Owned(Vec<u8>),
+}
+
+impl Deref for Held {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        match self {
+            Held::Shared(a) => a,
+            Held::Owned(v) => v,
+        }
+    }
+}
+
+impl SuperChunk {
+    /// Chunk `n` as bytes the caller keeps; `lazy` asks on-disk frames for a lazy chunk.
+    pub fn held_chunk(&mut self, n: i64, lazy: bool) -> Result<Held> {
+        let idx = self.check_index(n)?;
+        if let Store::Memory(v) = &self.store {
+            return Ok(Held::Shared(Arc::clone(&v[idx])));
+        }
+        let c = if lazy { self.get_lazy_chunk(n)? } else { self.get_chunk(n)? };
+        Ok(Held::Owned(c.into_owned()))
+    }
+
+    /// Take the compression engine out, ready for the next chunk; a spare configured the
+    /// same way stays in its place for calls made while it is out.
+    pub fn take_compressor(&mut self) -> Compressor {
+        let mut spare = Compressor::new(self.cctx.params.clone());
+        spare.prefilter = self.cctx.prefilter.clone();
+        spare.call = self.cctx.call.clone();
+        let mut c = std::mem::replace(&mut self.cctx, spare);
+        c.nchunk = self.nchunks();
+        // The reference's context keeps the block size it used last and forces it on the
+        // next chunk (observed with 3.3.5: a 800-byte chunk after a 200-byte one gets
+        // 200-byte blocks); the frames only match if we do the same.
+        c.params.blocksize = self.last_blocksize;
+        c
+    }
+
+    /// Put back an engine from [`take_compressor`](Self::take_compressor), with the chunk
+    /// it made (its block size is the one the next chunk gets).
+    pub fn put_compressor(&mut self, c: Compressor, made: Option<&[u8]>) {
+        if let Some(h) = made.and_then(|m| ChunkHeader::read_min(m).ok()) {
+            self.last_blocksize = h.blocksize;
+        }
+        self.cctx = c;
+    }
+
+    /// Take the decompression engine out (see [`take_compressor`](Self::take_compressor)).
+    pub fn take_decompressor(&mut self) -> Decompressor {
+        let mut spare = Decompressor::new(self.dctx.params.clone());
+        spare.postfilter = self.dctx.postfilter.clone();
+        spare.call = self.dctx.call.clone();
+        spare.lazy = self.dctx.lazy.clone();
+        std::mem::replace(&mut self.dctx, spare)
+    }
+
+    pub fn put_decompressor(&mut self, d: Decompressor) {
+        self.dctx = d;
+    }
+}
+
+/// Compress `src` with the super-chunk's engine, released while it runs.
+pub fn compress_in<H: Holder>(h: &H, src: &[u8]) -> Result<Vec<u8>> {
+    if src.len() > i32::MAX as usize - MAX_OVERHEAD {
+        return Err(Error::MaxBufsizeExceeded);
+    }
+    let mut engine = h.hold(|s| Ok(s.take_compressor()))?;
+    let mut out = vec![0u8; src.len() + MAX_OVERHEAD];
+    let r = engine.compress(src, &mut out);
+    let made = match r {
+        Ok(n) if n > 0 => {
+            out.truncate(n);
+            Ok(out)
+        }
+        Ok(_) => Err(Error::Failure),
+        Err(e) => Err(e),
+    };
+    let chunk = made.as_ref().ok().map(|v| &v[..]);
+    h.hold(|s| {
+        s.put_compressor(engine, chunk);
+        Ok(())
+    })?;
+    made
+}
+
+/// Compress `src` and append it (`blosc2_schunk_append_buffer`); the new number of chunks.
+pub fn append_buffer_in<H: Holder>(h: &H, src: &[u8]) -> Result<i64> {
+    let chunk = compress_in(h, src)?;
+    h.hold(|s| s.append_chunk(&chunk))
+}
+
+/// Run `f` with the decompression engine taken out of the super-chunk, putting it back
+/// whatever `f` returns.
+pub fn with_decompressor<H: Holder, R>(h: &H, f: impl FnOnce(&mut Decompressor) -> Result<R>) -> Result<R> {
+    let mut engine = h.hold(|s| Ok(s.take_decompressor()))?;
+    let r = f(&mut engine);
+    h.hold(|s| {
+        s.put_decompressor(engine);
+        Ok(())
+    })?;
+    r
+}
+
+/// Decompress chunk `n` into `dest`; its uncompressed size.
+pub fn decompress_chunk_in<H: Holder>(h: &H, n: i64, dest: &mut [u8]) -> Result<usize> {
+    // Chunk and engine in one step (this runs for every chunk read).
+    let (chunk, mut engine) = h.hold(|s| {
+        let chunk = s.held_chunk(n, false)?;
+        let (nbytes, _) = chunk_sizes(&chunk)?;
+        if (nbytes as usize) > dest.len() {
+            return Err(Error::WriteBuffer);
+        }
+        Ok((chunk, s.take_decompressor()))
+    })?;
+    let nbytes = chunk_sizes(&chunk)?.0;
+    engine.nchunk = n;
+    let r = engine.decompress(&chunk, dest);
+    h.hold(|s| {
+        s.put_decompressor(engine);
+        Ok(())
+    })?;
+    let got = r?;
+    if got != nbytes as usize {
+        return Err(Error::Failure);
+    }
+    Ok(got)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::{Arc, Mutex, OnceLock};
+
+    use super::*;
+    use crate::chunk::hooks::{BlockInfo, Postfilter, Prefilter};
+    use crate::chunk::{CompressParams, DecompressParams};
+    use crate::schunk::{get_slice_in, set_slice_in, StorageSpec};
+
+    /// A super-chunk behind a mutex, as the C layer keeps it.
+    struct Locked(Arc<Mutex<SuperChunk>>);
+
+    impl Holder for Locked {
+        fn hold<R>(&self, f: impl FnOnce(&mut SuperChunk) -> Result<R>) -> Result<R> {
+            f(&mut self.0.lock().unwrap())
+        }
+    }
+
+    /// The super-chunk the hooks below look at while they run.
+    fn current() -> &'static Mutex<Option<Arc<Mutex<SuperChunk>>>> {
+        static C: OnceLock<Mutex<Option<Arc<Mutex<SuperChunk>>>>> = OnceLock::new();
+        C.get_or_init(|| Mutex::new(None))
+    }
+
+    /// Whether the hook found the super-chunk free (its lock not held by the operation).
+    fn super_chunk_free() -> bool {
+        let sc = current().lock().unwrap().clone().unwrap();
+        let free = sc.try_lock().map(|mut s| s.vlmeta_get("hint").is_ok() && s.get_chunk(0).is_ok()).unwrap_or(false);
+        free
+    }
+
+    static SEEN: Mutex<(u32, u32)> = Mutex::new((0, 0));
+
+    struct Pre;
+    impl Prefilter for Pre {
+        fn apply(&self, _: &BlockInfo, input: &[u8], output: &mut [u8], _: bool) -> i32 {
+            let n = output.len();
+            output.copy_from_slice(&input[..n]);
+            let mut seen = SEEN.lock().unwrap();
+            seen.0 += 1;
+            seen.1 += super_chunk_free() as u32;
+            0
+        }
+    }
+
+    struct Post;
+    impl Postfilter for Post {
+        fn apply(&self, _: &BlockInfo, input: &[u8], output: &mut [u8]) -> i32 {
+            output.copy_from_slice(input);
+            let mut seen = SEEN.lock().unwrap();
+            seen.0 += 1;
+            seen.1 += super_chunk_free() as u32;
+            0
+        }
+    }
+
+    /// Every hook of every engine run finds the super-chunk free to use.
+    #[test]
+    fn hooks_run_with_the_super_chunk_released() {
+        let cp = CompressParams { typesize: 4, nthreads: 1, blocksize: 1024, ..CompressParams::default() };
+        let mut sc = SuperChunk::new(cp, DecompressParams::default(), &StorageSpec::default()).unwrap();
+        sc.vlmeta_add("hint", b"x", None).unwrap();
+        sc.append_buffer(&[7u8; 4096]).unwrap();
+        sc.compressor().prefilter = Some(Arc::new(Pre));
+        sc.decompressor().postfilter = Some(Arc::new(Post));
+        let shared = Arc::new(Mutex::new(sc));
+        *current().lock().unwrap() = Some(shared.clone());
+        let h = Locked(shared.clone());
+        let src: Vec<u8> = (0..8192u32).map(|i| i as u8).collect();
+        assert_eq!(append_buffer_in(&h, &src).unwrap(), 2);
+        let mut out = vec![0u8; 8192];
+        assert_eq!(decompress_chunk_in(&h, 1, &mut out).unwrap(), 8192);
+        assert_eq!(out, src);
+        let mut part = vec![0u8; 40];
+        get_slice_in(&h, 1020, 1030, &mut part).unwrap();
+        assert_eq!(&part[16..], &src[..24]);
+        set_slice_in(&h, 1020, 1030, &[1u8; 40]).unwrap();
+        get_slice_in(&h, 1020, 1030, &mut part).unwrap();
+        assert_eq!(part, vec![1u8; 40]);
+        let copy = crate::schunk::copy_to_in(&h, &StorageSpec::default(), Some(CompressParams { typesize: 4, nthreads: 1, clevel: 9, ..CompressParams::default() })).unwrap();
+        assert_eq!(copy.nchunks(), 2);
+        *current().lock().unwrap() = None;
+        let (calls, free) = *SEEN.lock().unwrap();
+        assert!(calls > 10, "hooks ran {calls} times");
+        assert_eq!(free, calls, "a hook found the super-chunk locked");
+        // The engines came back: the spares left meanwhile were replaced.
+        let mut s = shared.lock().unwrap();
+        assert!(s.compressor().prefilter.is_some() && s.decompressor().postfilter.is_some());
+    }
+
+    /// An engine taken out leaves a working spare for calls made meanwhile.
+    #[test]
+    fn spare_engines_work() {
+        let cp = CompressParams { typesize: 4, nthreads: 1, ..CompressParams::default() };
+        let mut sc = SuperChunk::new(cp, DecompressParams::default(), &StorageSpec::default()).unwrap();
+        sc.append_buffer(&[3u8; 1000]).unwrap();
+        let c = sc.take_compressor();
+        let d = sc.take_decompressor();
+        assert_eq!(sc.append_buffer(&[4u8; 1000]).unwrap(), 2);
+        let mut out = vec![0u8; 1000];
+        assert_eq!(sc.decompress_chunk(1, &mut out).unwrap(), 1000);
+        assert_eq!(out, vec![4u8; 1000]);
+        sc.put_compressor(c, None);
+        sc.put_decompressor(d);
+        assert_eq!(sc.decompress_chunk(0, &mut out).unwrap(), 1000);
+        assert_eq!(out, vec![3u8; 1000]);
+    }
+}

@@ -251,6 +251,13 @@ impl SuperChunk {
         self.chunksize
     }
 
+    /// Declare the chunk size before any chunk exists, as C code may by writing the public
+    /// `chunksize` field (b2nd does, so even an empty array's frame header records it). The
+    /// frame header picks it up with the next metadata write.
+    pub fn set_chunksize(&mut self, chunksize: i32) {
+        self.chunksize = chunksize;
+    }
+
     pub fn typesize(&self) -> i32 {
         self.cparams.typesize
     }
@@ -783,6 +790,12 @@ impl SuperChunk {
             }
         }
         let mut copy = self.copy_to(&StorageSpec { contiguous: true, urlpath: None }, None)?;
+        if self.nchunks() == 0 {
+            // The reference serialises the super-chunk's own header fields here, so a chunk
+            // size declared before any chunk (b2nd's empty arrays) shows in the frame.
+            copy.chunksize = self.chunksize;
+            copy.commit_frame()?;
+        }
         let Store::Frame(f) = &mut copy.store else { unreachable!() };
         Ok(Cow::Owned(f.to_bytes()?.into_owned()))
     }

@@ -447,6 +447,91 @@ int b2nd_copy_buffer(int8_t ndim,
                      const int64_t *dst_pad_shape,
                      const int64_t *dst_start);
 
+/**
+ * Change the shape: grow (zeros) or shrink at the end, or at `start` by whole chunks.
+ *
+ * # Safety
+ * `array` live; `new_shape` (and `start` when not NULL) readable for ndim items.
+ */
+BLOSC_EXPORT
+int b2nd_resize(struct b2nd_array_t *array,
+                const int64_t *new_shape,
+                const int64_t *start);
+
+/**
+ * Insert items along `axis` before position `insert_start`.
+ *
+ * # Safety
+ * `array` live; `buffer` readable for `buffersize` bytes.
+ */
+BLOSC_EXPORT
+int b2nd_insert(struct b2nd_array_t *array,
+                const void *buffer,
+                int64_t buffersize,
+                int8_t axis,
+                int64_t insert_start);
+
+/**
+ * Append items at the end of `axis`.
+ *
+ * # Safety
+ * As `b2nd_insert`.
+ */
+BLOSC_EXPORT
+int b2nd_append(struct b2nd_array_t *array,
+                const void *buffer,
+                int64_t buffersize,
+                int8_t axis);
+
+/**
+ * Remove `delete_len` items along `axis` from `delete_start`.
+ *
+ * # Safety
+ * `array` live.
+ */
+BLOSC_EXPORT
+int b2nd_delete(struct b2nd_array_t *array,
+                int8_t axis,
+                int64_t delete_start,
+                int64_t delete_len);
+
+/**
+ * A new array (storage and chunking from `ctx`) with the items `[start, stop)` of `src`.
+ *
+ * # Safety
+ * `ctx`, `src` live; `array` writable; `start`, `stop` readable for ndim items.
+ */
+BLOSC_EXPORT
+int b2nd_get_slice(b2nd_context_t *ctx,
+                   struct b2nd_array_t **array,
+                   const struct b2nd_array_t *src,
+                   const int64_t *start,
+                   const int64_t *stop);
+
+/**
+ * A copy of `src` with the storage and chunking of `ctx`.
+ *
+ * # Safety
+ * `ctx`, `src` live; `array` writable.
+ */
+BLOSC_EXPORT
+int b2nd_copy(b2nd_context_t *ctx,
+              const struct b2nd_array_t *src,
+              struct b2nd_array_t **array);
+
+/**
+ * Read the items at C-order positions `coords` into `buffer`, one after the other.
+ *
+ * # Safety
+ * `array` live; `coords` readable for `ncoords` items; `buffer` writable for `buffersize`.
+ */
+BLOSC_EXPORT
+int b2nd_get_sparse_cbuffer(const struct b2nd_array_t *array,
+                            int64_t ncoords,
+                            const int64_t *coords,
+                            void *buffer,
+                            int64_t buffersize);
+
 
 /**
  * Decodes the "b2nd" metalayer `smeta` (`smeta_len` bytes, msgpack encoded) into `*ndim`

@@ -10,6 +10,7 @@
 
 pub mod copy;
 pub mod meta;
+pub mod resize;
 pub mod slice;
 
 use crate::error::{Error, Result};
@@ -190,6 +191,11 @@ impl Geometry {
             return 0;
         }
         self.extnitems / self.chunknitems.max(1) as i64
+    }
+
+    /// Number of chunks in the chunk grid (also for arrays with no items).
+    pub fn nchunks_grid(&self) -> i64 {
+        self.chunks_per_dim()[..self.ndim].iter().product()
     }
 
     /// Bytes of one (padded) chunk, checked against what a chunk can hold.

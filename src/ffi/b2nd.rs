@@ -17,7 +17,7 @@ use super::abi::*;
 use super::boundary::{cstr, guard, slice, slice_mut, PANIC_CODE};
 use super::chunk::blosc2_chunk_repeatval;
 use super::context::blosc2_compress_ctx;
-use super::meta::blosc2_meta_add;
+use super::meta::{blosc2_meta_add, blosc2_meta_update, blosc2_vlmeta_add};
 use super::schunk::*;
 use crate::b2nd::slice::ChunkIo;
 use crate::b2nd::{meta, slice as nd, Geometry, MAX_DIM};
@@ -1243,4 +1243,573 @@ pub unsafe extern "C" fn b2nd_copy_buffer(
     unsafe {
         b2nd_copy_buffer2(ndim, itemsize as i32, src, src_pad_shape, src_start, src_stop, dst, dst_pad_shape, dst_start)
     }
+}
+
+// ----- resizing -----
+
+/// The array's dtype as stored (NULL means the default, as the reference serialises it).
+fn dtype_bytes(a: &b2nd_array_t) -> Vec<u8> {
+    if a.dtype.is_null() {
+        return B2ND_DEFAULT_DTYPE.as_bytes().to_vec();
+    }
+    // SAFETY: our arrays keep a NUL-terminated malloc'ed dtype.
+    unsafe { std::ffi::CStr::from_ptr(a.dtype) }.to_bytes().to_vec()
+}
+
+/// Write the array's current geometry into its "b2nd" metalayer.
+fn publish_meta(a: &mut b2nd_array_t, g: &Geometry) -> Result<()> {
+    let smeta = meta::encode(g.shape(), g.chunkshape(), g.blockshape(), &dtype_bytes(a), a.dtype_format)?;
+    let name = c"b2nd";
+    // SAFETY: sc live (checked by the callers); name a C string; smeta readable.
+    let rc = unsafe { blosc2_meta_update(a.sc, name.as_ptr(), smeta.as_ptr() as *mut u8, smeta.len() as i32) };
+    if rc < 0 {
+        // SAFETY: as above.
+        if unsafe { blosc2_meta_add(a.sc, name.as_ptr(), smeta.as_ptr() as *mut u8, smeta.len() as i32) } < 0 {
+            return Err(Error::Failure);
+        }
+    }
+    // SAFETY: live.
+    a.last_tick = unsafe { (*a.sc).change_tick };
+    Ok(())
+}
+
+/// Items that were padding of the old edge chunks and are inside the new shape must read as
+/// zeros (the reference shows what a shrink left there). Rewrites only chunks where that
+/// padding is not zero already, so ordinary growth writes nothing.
+fn clear_exposed(sc: *mut blosc2_schunk, old: &Geometry, new: &Geometry, ts: usize) -> Result<()> {
+    let nd = new.ndim;
+    if old.nitems == 0 || (0..nd).all(|i| old.shape[i] % old.chunkshape[i].max(1) as i64 == 0) {
+        return Ok(());
+    }
+    let per_dim = new.chunks_per_dim();
+    let chunk_bytes = new.chunk_nbytes(ts as i32)? as usize;
+    let mut data = vec![0u8; chunk_bytes];
+    let mut idx = [0i64; MAX_DIM];
+    let mut io = ScIo { sc };
+    for n in 0..new.nchunks_grid() {
+        crate::b2nd::unravel(n, &per_dim[..nd], &mut idx[..nd]);
+        let cstart: Vec<i64> = (0..nd).map(|i| idx[i] * new.chunkshape[i] as i64).collect();
+        // Only chunks that existed before and are cut by the old shape.
+        if (0..nd).any(|i| cstart[i] >= old.shape[i]) {
+            continue;
+        }
+        if !(0..nd).any(|i| cstart[i] + (new.chunkshape[i] as i64) > old.shape[i] && new.shape[i] > old.shape[i]) {
+            continue;
+        }
+        io.read_chunk(n, &mut data)?;
+        let mut dirty = false;
+        let bper = new.blocks_per_dim();
+        let mut bidx = [0i64; MAX_DIM];
+        let mut item = [0i64; MAX_DIM];
+        let bn = new.blocknitems as i64;
+        for pos in 0..new.extchunknitems {
+            let (nb, inb) = (pos / bn, pos % bn);
+            crate::b2nd::unravel(nb, &bper[..nd], &mut bidx[..nd]);
+            crate::b2nd::unravel(inb, &new.blockshape.map(i64::from)[..nd], &mut item[..nd]);
+            let x: Vec<i64> = (0..nd).map(|i| cstart[i] + bidx[i] * new.blockshape[i] as i64 + item[i]).collect();
+            let exposed = (0..nd).all(|i| x[i] < new.shape[i]) && (0..nd).any(|i| x[i] >= old.shape[i]);
+            if exposed {
+                let b = &mut data[pos as usize * ts..(pos as usize + 1) * ts];
+                if b.iter().any(|&v| v != 0) {
+                    b.fill(0);
+                    dirty = true;
+                }
+            }
+        }
+        if dirty {
+            io.write_chunk(n, &data)?;
+        }
+    }
+    Ok(())
+}
+
+/// Shrink to `new_shape` (each <= the current), removing the band at `start` (default: the end).
+fn shrink(a: &mut b2nd_array_t, new_shape: &[i64], start: Option<&[i64]>) -> Result<()> {
+    let old = geometry_of(a)?;
+    let nd = old.ndim;
+    if (0..nd).all(|i| new_shape[i] == old.shape[i]) {
+        return Ok(());
+    }
+    let new = Geometry::new(new_shape, old.chunkshape(), old.blockshape())?;
+    fill_fields(a, &new);
+    publish_meta(a, &new)?;
+    let start = start.unwrap_or(new_shape);
+    let delta: Vec<i64> = (0..nd).map(|i| old.shape[i] - new_shape[i]).collect();
+    // SAFETY: live.
+    let nchunks = unsafe { (*a.sc).nchunks };
+    for n in crate::b2nd::resize::deleted(&old, start, &delta) {
+        if n >= nchunks {
+            continue;
+        }
+        // SAFETY: live.
+        if unsafe { blosc2_schunk_delete_chunk(a.sc, n) } < 0 {
+            return Err(Error::Failure);
+        }
+    }
+    Ok(())
+}
+
+/// Grow to `new_shape` (each >= the current), inserting zero chunks at `start` (default: the end).
+fn extend(a: &mut b2nd_array_t, new_shape: &[i64], start: Option<&[i64]>, ts: i32) -> Result<()> {
+    let old = geometry_of(a)?;
+    let nd = old.ndim;
+    if (0..nd).all(|i| new_shape[i] == old.shape[i]) {
+        return Ok(());
+    }
+    let new = Geometry::new(new_shape, old.chunkshape(), old.blockshape())?;
+    let chunk_bytes = new.chunk_nbytes(ts)?;
+    // Data first, shape last: a reader never sees a shape whose chunks are missing.
+    let start_v: Vec<i64> = start.map_or_else(|| old.shape().to_vec(), <[i64]>::to_vec);
+    let delta: Vec<i64> = (0..nd).map(|i| new_shape[i] - old.shape[i]).collect();
+    // SAFETY: live.
+    let old_nchunks = unsafe { (*a.sc).nchunks };
+    if new.nchunks_grid() != old_nchunks {
+        let mut cp: *mut blosc2_cparams = std::ptr::null_mut();
+        // SAFETY: live; cp writable.
+        if unsafe { blosc2_schunk_get_cparams(a.sc, &mut cp) } != 0 || cp.is_null() {
+            return Err(Error::Failure);
+        }
+        // SAFETY: allocated by the call above.
+        let params = unsafe { *cp };
+        // SAFETY: as above.
+        unsafe { libc::free(cp as *mut c_void) };
+        let mut zeros = vec![0u8; MAX_OVERHEAD];
+        // SAFETY: zeros writable for its length.
+        if unsafe { super::chunk::blosc2_chunk_zeros(params, chunk_bytes, zeros.as_mut_ptr() as *mut c_void, MAX_OVERHEAD as i32) } < 0 {
+            return Err(Error::Failure);
+        }
+        for n in crate::b2nd::resize::inserted(&new, &start_v, &delta) {
+            // SAFETY: live; zeros is a complete chunk, copied by the callee.
+            if unsafe { blosc2_schunk_insert_chunk(a.sc, n, zeros.as_mut_ptr(), true) } < 0 {
+                return Err(Error::Failure);
+            }
+        }
+    }
+    if start.is_none_or(|s| s == old.shape()) {
+        clear_exposed(a.sc, &old, &new, ts as usize)?;
+    }
+    fill_fields(a, &new);
+    publish_meta(a, &new)
+}
+
+fn resize(a: &mut b2nd_array_t, new_shape: &[i64], start: Option<&[i64]>) -> Result<()> {
+    refresh(a)?;
+    // SAFETY: live array.
+    let (g, sc, ts) = unsafe { parts(a) }?;
+    let nd = g.ndim;
+    if new_shape.len() != nd || new_shape.iter().any(|&s| s < 0) {
+        return Err(Error::InvalidParam);
+    }
+    if let Some(st) = start {
+        for i in 0..nd {
+            if st[i] < 0 || st[i] > g.shape[i] {
+                return Err(Error::InvalidParam);
+            }
+            let cs = g.chunkshape[i] as i64;
+            let grows_inside = new_shape[i] > g.shape[i] && st[i] != g.shape[i];
+            let shrinks_inside = new_shape[i] < g.shape[i] && st[i] + g.shape[i] - new_shape[i] != g.shape[i];
+            if grows_inside || shrinks_inside {
+                // Whole chunks only, unless the end of the array moves.
+                if cs == 0 || st[i] % cs != 0 || (new_shape[i] - g.shape[i]) % cs != 0 {
+                    return Err(Error::InvalidParam);
+                }
+                if shrinks_inside && st[i] + g.shape[i] - new_shape[i] > g.shape[i] {
+                    return Err(Error::InvalidParam);
+                }
+            }
+        }
+    }
+    // Everything must be representable before anything changes.
+    Geometry::new(new_shape, g.chunkshape(), g.blockshape())?.chunk_nbytes(ts)?;
+    let shrunk: Vec<i64> = (0..nd).map(|i| new_shape[i].min(g.shape[i])).collect();
+    let locked = with_handle(sc, |h| h.sc.locking()).unwrap_or(false);
+    // SAFETY: live.
+    if locked && unsafe { blosc2_schunk_lock(sc) } < 0 {
+        return Err(Error::Lock);
+    }
+    let r = shrink(a, &shrunk, start).and_then(|()| extend(a, new_shape, start, ts));
+    if locked {
+        // SAFETY: live.
+        unsafe { blosc2_schunk_unlock(sc) };
+    }
+    r
+}
+
+/// Change the shape: grow (zeros) or shrink at the end, or at `start` by whole chunks.
+///
+/// # Safety
+/// `array` live; `new_shape` (and `start` when not NULL) readable for ndim items.
+#[no_mangle]
+pub unsafe extern "C" fn b2nd_resize(array: *mut b2nd_array_t, new_shape: *const i64, start: *const i64) -> c_int {
+    guard(PANIC_CODE, || {
+        code((|| {
+            // SAFETY: per contract.
+            let a = unsafe { array_of(array) }?;
+            let nd = a.ndim.clamp(0, MAX_DIM as i8) as usize;
+            let ns = dims(new_shape, nd)?.to_vec();
+            let st = if start.is_null() { None } else { Some(dims(start, nd)?.to_vec()) };
+            resize(a, &ns, st.as_deref()).map(|()| 0)
+        })())
+    })
+}
+
+/// Insert `buffer` (whole hyper-slabs along `axis`) at `insert_start`.
+fn insert(a: &mut b2nd_array_t, buf: &[u8], axis: i8, insert_start: i64) -> Result<()> {
+    refresh(a)?;
+    // SAFETY: live array.
+    let (g, _, ts) = unsafe { parts(a) }?;
+    let nd = g.ndim;
+    if axis < 0 || axis as usize >= nd {
+        return Err(Error::InvalidParam);
+    }
+    let ax = axis as usize;
+    if insert_start < 0 || insert_start > g.shape[ax] {
+        return Err(Error::InvalidParam);
+    }
+    let slab: i64 = (0..nd).filter(|&i| i != ax).map(|i| g.shape[i]).product::<i64>() * ts as i64;
+    if slab == 0 || buf.len() as i64 % slab != 0 {
+        return Err(Error::InvalidParam);
+    }
+    let added = buf.len() as i64 / slab;
+    let mut new_shape = g.shape().to_vec();
+    new_shape[ax] += added;
+    let mut start = vec![0i64; nd];
+    start[ax] = insert_start;
+    if insert_start == g.shape[ax] {
+        resize(a, &new_shape, None)?;
+    } else {
+        resize(a, &new_shape, Some(&start))?;
+    }
+    let mut bshape = g.shape().to_vec();
+    bshape[ax] = added;
+    let mut stop = new_shape.clone();
+    stop[ax] = insert_start + added;
+    // SAFETY: a is live; buf readable.
+    unsafe {
+        set_slice_impl(buf.as_ptr() as *const c_void, bshape.as_ptr(), buf.len() as i64, start.as_ptr(), stop.as_ptr(), a)
+    }
+    .map(|_| ())
+}
+
+/// # Safety
+/// `buffer` readable for `buffersize` bytes (non-negative).
+unsafe fn buf_of<'a>(buffer: *const c_void, buffersize: i64) -> Result<&'a [u8]> {
+    if buffer.is_null() {
+        return Err(Error::NullPointer);
+    }
+    if buffersize < 0 {
+        return Err(Error::InvalidParam);
+    }
+    // SAFETY: per contract.
+    Ok(unsafe { slice(buffer as *const u8, buffersize as usize) })
+}
+
+/// Insert items along `axis` before position `insert_start`.
+///
+/// # Safety
+/// `array` live; `buffer` readable for `buffersize` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn b2nd_insert(
+    array: *mut b2nd_array_t,
+    buffer: *const c_void,
+    buffersize: i64,
+    axis: i8,
+    insert_start: i64,
+) -> c_int {
+    guard(PANIC_CODE, || {
+        code((|| {
+            // SAFETY: per contract.
+            let (a, b) = unsafe { (array_of(array)?, buf_of(buffer, buffersize)?) };
+            insert(a, b, axis, insert_start).map(|()| 0)
+        })())
+    })
+}
+
+/// Append items at the end of `axis`.
+///
+/// # Safety
+/// As `b2nd_insert`.
+#[no_mangle]
+pub unsafe extern "C" fn b2nd_append(array: *mut b2nd_array_t, buffer: *const c_void, buffersize: i64, axis: i8) -> c_int {
+    guard(PANIC_CODE, || {
+        code((|| {
+            // SAFETY: per contract.
+            let (a, b) = unsafe { (array_of(array)?, buf_of(buffer, buffersize)?) };
+            refresh(a)?;
+            // SAFETY: live.
+            let (g, sc, ts) = unsafe { parts(a) }?;
+            if axis < 0 || axis as usize >= g.ndim {
+                return Err(Error::InvalidParam);
+            }
+            // One whole chunk at the end of axis 0, laid out like the buffer (one chunk across
+            // every other axis, blocks spanning them): append it as is, as the reference
+            // does. Its own fast path also fires when other axes hold several chunks and then
+            // loses the data; those go through the general insertion here.
+            let nd = g.ndim;
+            let chunk_bytes = g.chunk_nbytes(ts)? as usize;
+            let fast = axis == 0
+                && b.len() == chunk_bytes
+                && g.shape[0] % g.chunkshape[0] as i64 == 0
+                && g.extchunknitems == g.chunknitems as i64
+                && (1..nd).all(|i| g.chunkshape[i] == g.blockshape[i] && g.shape[i] == g.chunkshape[i] as i64)
+                // SAFETY: live.
+                && unsafe { (*sc).nchunks } == g.nchunks_grid();
+            if !fast {
+                return insert(a, b, axis, g.shape[axis as usize]).map(|()| 0);
+            }
+            // SAFETY: live; b readable for its length.
+            if unsafe { blosc2_schunk_append_buffer(sc, b.as_ptr() as *const c_void, b.len() as i32) } < 0 {
+                return Err(Error::Failure);
+            }
+            let mut new_shape = g.shape().to_vec();
+            new_shape[0] += g.chunkshape[0] as i64;
+            resize(a, &new_shape, None).map(|()| 0)
+        })())
+    })
+}
+
+/// Remove `delete_len` items along `axis` from `delete_start`.
+///
+/// # Safety
+/// `array` live.
+#[no_mangle]
+pub unsafe extern "C" fn b2nd_delete(array: *mut b2nd_array_t, axis: i8, delete_start: i64, delete_len: i64) -> c_int {
+    guard(PANIC_CODE, || {
+        code((|| {
+            // SAFETY: per contract.
+            let a = unsafe { array_of(array) }?;
+            refresh(a)?;
+            let g = geometry_of(a)?;
+            if axis < 0 || axis as usize >= g.ndim {
+                return Err(Error::InvalidParam);
+            }
+            let ax = axis as usize;
+            if delete_len < 0 || delete_start < 0 || delete_start.checked_add(delete_len).is_none_or(|e| e > g.shape[ax]) {
+                return Err(Error::InvalidParam);
+            }
+            let mut new_shape = g.shape().to_vec();
+            new_shape[ax] -= delete_len;
+            if delete_start == g.shape[ax] - delete_len {
+                resize(a, &new_shape, None)
+            } else {
+                let mut start = vec![0i64; g.ndim];
+                start[ax] = delete_start;
+                resize(a, &new_shape, Some(&start))
+            }
+            .map(|()| 0)
+        })())
+    })
+}
+
+// ----- copies and views of data -----
+
+/// A new array of `ctx`'s chunk and block shapes holding `src[start..stop]`.
+fn get_slice_array(c: &mut Context, src: &mut b2nd_array_t, start: &[i64], stop: &[i64]) -> Result<*mut b2nd_array_t> {
+    refresh(src)?;
+    let sg = geometry_of(src)?;
+    nd::check_bounds(&sg, start, stop)?;
+    let nd_ = sg.ndim;
+    c.ndim = nd_;
+    for i in 0..nd_ {
+        c.shape[i] = stop[i] - start[i];
+    }
+    let p = new_filled(c, Fill::Special(BLOSC2_SPECIAL_ZERO))?;
+    let r = (|| {
+        // SAFETY: p is a live array we just made.
+        let a = unsafe { &mut *p };
+        let g = geometry_of(a)?;
+        if g.nitems == 0 {
+            return Ok(());
+        }
+        // SAFETY: live.
+        let ts = unsafe { typesize_of(a.sc) }? as usize;
+        let per_dim = g.chunks_per_dim();
+        let mut idx = [0i64; MAX_DIM];
+        for n in 0..g.nchunks_grid() {
+            crate::b2nd::unravel(n, &per_dim[..nd_], &mut idx[..nd_]);
+            let cstart: Vec<i64> = (0..nd_).map(|i| idx[i] * g.chunkshape[i] as i64).collect();
+            let cstop: Vec<i64> = (0..nd_).map(|i| (cstart[i] + g.chunkshape[i] as i64).min(g.shape[i])).collect();
+            let cshape: Vec<i64> = (0..nd_).map(|i| cstop[i] - cstart[i]).collect();
+            let sstart: Vec<i64> = (0..nd_).map(|i| cstart[i] + start[i]).collect();
+            let sstop: Vec<i64> = (0..nd_).map(|i| cstop[i] + start[i]).collect();
+            let mut buf = vec![0u8; cshape.iter().product::<i64>() as usize * ts];
+            // SAFETY: src and a live; buf sized for the chunk's items.
+            unsafe {
+                get_slice_impl(src, sstart.as_ptr(), sstop.as_ptr(), buf.as_mut_ptr() as *mut c_void, cshape.as_ptr(), buf.len() as i64)?;
+                set_slice_impl(buf.as_ptr() as *const c_void, cshape.as_ptr(), buf.len() as i64, cstart.as_ptr(), cstop.as_ptr(), p)?;
+            }
+        }
+        Ok(())
+    })();
+    if let Err(e) = r {
+        drop_array(p, true);
+        return Err(e);
+    }
+    Ok(p)
+}
+
+/// A new array (storage and chunking from `ctx`) with the items `[start, stop)` of `src`.
+///
+/// # Safety
+/// `ctx`, `src` live; `array` writable; `start`, `stop` readable for ndim items.
+#[no_mangle]
+pub unsafe extern "C" fn b2nd_get_slice(
+    ctx: *mut b2nd_context_t,
+    array: *mut *mut b2nd_array_t,
+    src: *const b2nd_array_t,
+    start: *const i64,
+    stop: *const i64,
+) -> c_int {
+    guard(PANIC_CODE, || {
+        if array.is_null() {
+            return Error::NullPointer.code();
+        }
+        let r = (|| {
+            // SAFETY: per contract.
+            let (c, s) = unsafe { (ctx_of(ctx)?, array_of(src)?) };
+            let nd_ = s.ndim.clamp(0, MAX_DIM as i8) as usize;
+            let (st, sp) = (dims(start, nd_)?.to_vec(), dims(stop, nd_)?.to_vec());
+            get_slice_array(c, s, &st, &sp)
+        })();
+        // SAFETY: writable.
+        unsafe { hand_array(array, r) }
+    })
+}
+
+fn copy_array(c: &mut Context, src: &mut b2nd_array_t) -> Result<*mut b2nd_array_t> {
+    refresh(src)?;
+    let sg = geometry_of(src)?;
+    let n = sg.ndim;
+    c.ndim = n;
+    c.shape[..n].copy_from_slice(sg.shape());
+    let same = sg.chunkshape() == &c.chunkshape[..n] && sg.blockshape() == &c.blockshape[..n];
+    if same {
+        let g = c.geometry()?;
+        let mut st = c.storage();
+        // SAFETY: src.sc checked by the callee; st points into c.
+        let sc = unsafe { blosc2_schunk_copy(src.sc, &mut st) };
+        if sc.is_null() {
+            return Err(Error::Failure);
+        }
+        return new_array(&g, sc, Some(&c.dtype), c.dtype_format).inspect_err(|_| {
+            // SAFETY: our copy.
+            unsafe { blosc2_schunk_free(sc) };
+        });
+    }
+    // Other chunking: copy the items, then the user metalayers and vlmetalayers.
+    let (metas, vlmetas) = with_handle(src.sc, |h| {
+        let m: Vec<(String, Vec<u8>)> =
+            h.sc.metalayers().iter().filter(|m| m.name != "b2nd").map(|m| (m.name.clone(), m.content.clone())).collect();
+        let names: Vec<String> = h.sc.vlmeta_names().iter().map(|s| s.to_string()).collect();
+        let v: Result<Vec<(String, Vec<u8>)>> = names.into_iter().map(|nm| h.sc.vlmeta_get(&nm).map(|c| (nm, c))).collect();
+        (m, v)
+    })
+    .ok_or(Error::NullPointer)?;
+    let vlmetas = vlmetas?;
+    let saved = std::mem::take(&mut c.metalayers);
+    for (name, content) in metas {
+        c.metalayers.push((CString::new(name).map_err(|_| Error::Failure)?, content));
+    }
+    let stop = sg.shape().to_vec();
+    let r = get_slice_array(c, src, &vec![0; n], &stop);
+    c.metalayers = saved;
+    let p = r?;
+    // SAFETY: p live.
+    let sc = unsafe { (*p).sc };
+    for (name, content) in vlmetas {
+        let cname = CString::new(name).map_err(|_| Error::Failure)?;
+        // Compressed with the default parameters, as the reference's copy does (its chunk
+        // headers show typesize 8, not the array's).
+        // SAFETY: sc live; content readable.
+        let rc = unsafe {
+            blosc2_vlmeta_add(sc, cname.as_ptr(), content.as_ptr() as *mut u8, content.len() as i32, std::ptr::null_mut())
+        };
+        if rc < 0 {
+            drop_array(p, true);
+            return Err(Error::Failure);
+        }
+    }
+    Ok(p)
+}
+
+/// A copy of `src` with the storage and chunking of `ctx`.
+///
+/// # Safety
+/// `ctx`, `src` live; `array` writable.
+#[no_mangle]
+pub unsafe extern "C" fn b2nd_copy(ctx: *mut b2nd_context_t, src: *const b2nd_array_t, array: *mut *mut b2nd_array_t) -> c_int {
+    guard(PANIC_CODE, || {
+        if array.is_null() {
+            return Error::NullPointer.code();
+        }
+        // SAFETY: per contract.
+        let r = unsafe { ctx_of(ctx).and_then(|c| array_of(src).and_then(|s| copy_array(c, s))) };
+        // SAFETY: writable.
+        unsafe { hand_array(array, r) }
+    })
+}
+
+/// Read the items at C-order positions `coords` into `buffer`, one after the other.
+///
+/// # Safety
+/// `array` live; `coords` readable for `ncoords` items; `buffer` writable for `buffersize`.
+#[no_mangle]
+pub unsafe extern "C" fn b2nd_get_sparse_cbuffer(
+    array: *const b2nd_array_t,
+    ncoords: i64,
+    coords: *const i64,
+    buffer: *mut c_void,
+    buffersize: i64,
+) -> c_int {
+    guard(PANIC_CODE, || {
+        code((|| {
+            // SAFETY: per contract.
+            let a = unsafe { array_of(array) }?;
+            refresh(a)?;
+            // SAFETY: live.
+            let (g, sc, ts) = unsafe { parts(a) }?;
+            if ncoords < 0 {
+                return Err(Error::InvalidParam);
+            }
+            if ncoords == 0 {
+                return Ok(0);
+            }
+            if coords.is_null() || buffer.is_null() {
+                return Err(Error::NullPointer);
+            }
+            if (buffersize as i128) < ncoords as i128 * ts as i128 {
+                return Err(Error::InvalidParam);
+            }
+            if g.ndim == 0 {
+                return Err(Error::InvalidParam);
+            }
+            // SAFETY: readable per contract.
+            let cs = unsafe { std::slice::from_raw_parts(coords, ncoords as usize) };
+            let nd_ = g.ndim;
+            let grid = crate::b2nd::strides_of(&g.chunks_per_dim()[..nd_]);
+            let mut storage = Vec::with_capacity(cs.len());
+            let mut x = [0i64; MAX_DIM];
+            for &c in cs {
+                if c < 0 || c >= g.nitems {
+                    return Err(Error::InvalidParam);
+                }
+                crate::b2nd::unravel(c, g.shape(), &mut x[..nd_]);
+                let (mut nchunk, mut nblock, mut item) = (0i64, 0i64, 0i64);
+                for j in 0..nd_ {
+                    let (cs_, bs) = (g.chunkshape[j] as i64, g.blockshape[j] as i64);
+                    let in_chunk = x[j] % cs_;
+                    nchunk += (x[j] / cs_) * grid[j];
+                    nblock += (in_chunk / bs) * g.block_chunk_strides[j];
+                    item += (in_chunk % bs) * g.item_block_strides[j];
+                }
+                storage.push(nchunk * g.extchunknitems + nblock * g.blocknitems as i64 + item);
+            }
+            // SAFETY: sc live; storage readable; buffer writable for ncoords * typesize.
+            let rc = unsafe { blosc2_schunk_get_sparse_buffer(sc, ncoords, storage.as_ptr(), buffer) };
+            if rc < 0 {
+                return Err(Error::Failure);
+            }
+            Ok(0)
+        })())
+    })
 }

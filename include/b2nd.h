@@ -532,6 +532,52 @@ int b2nd_get_sparse_cbuffer(const struct b2nd_array_t *array,
                             void *buffer,
                             int64_t buffersize);
 
+/**
+ * Read the items at every combination of `selection[i]` (one index list per dimension) into
+ * `buffer`, a dense array of `buffershape`.
+ *
+ * # Safety
+ * `array` live; `selection` and `selection_size` readable for ndim entries, each list for its
+ * size; `buffershape` readable for ndim items; `buffer` writable for `buffersize` bytes.
+ */
+BLOSC_EXPORT
+int b2nd_get_orthogonal_selection(const struct b2nd_array_t *array,
+                                  int64_t **selection,
+                                  int64_t *selection_size,
+                                  void *buffer,
+                                  int64_t *buffershape,
+                                  int64_t buffersize);
+
+/**
+ * Write `buffer` (a dense array of `buffershape`) to the items at every combination of
+ * `selection[i]`.
+ *
+ * # Safety
+ * As `b2nd_get_orthogonal_selection`, with `buffer` readable.
+ */
+BLOSC_EXPORT
+int b2nd_set_orthogonal_selection(struct b2nd_array_t *array,
+                                  int64_t **selection,
+                                  int64_t *selection_size,
+                                  const void *buffer,
+                                  int64_t *buffershape,
+                                  int64_t buffersize);
+
+/**
+ * Join `src2` after `src1` along `axis`: into a copy made with `ctx` (`copy`), or into
+ * `src1` itself (then `*array` is `src1`).
+ *
+ * # Safety
+ * `src1`, `src2` live; `ctx` live when `copy`; `array` writable.
+ */
+BLOSC_EXPORT
+int b2nd_concatenate(b2nd_context_t *ctx,
+                     const struct b2nd_array_t *src1,
+                     const struct b2nd_array_t *src2,
+                     int8_t axis,
+                     bool copy,
+                     struct b2nd_array_t **array);
+
 
 /**
  * Decodes the "b2nd" metalayer `smeta` (`smeta_len` bytes, msgpack encoded) into `*ndim`

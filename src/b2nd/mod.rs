@@ -10,6 +10,7 @@
 
 pub mod copy;
 pub mod meta;
+pub mod ortho;
 pub mod resize;
 pub mod slice;
 

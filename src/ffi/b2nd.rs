@@ -1813,3 +1813,228 @@ pub unsafe extern "C" fn b2nd_get_sparse_cbuffer(
         })())
     })
 }
+
+// ----- orthogonal selections -----
+
+/// # Safety
+/// As `b2nd_get_orthogonal_selection`; `buffer` readable (set) or writable (get).
+unsafe fn orthogonal(
+    array: *const b2nd_array_t,
+    selection: *mut *mut i64,
+    selection_size: *mut i64,
+    buffer: *mut c_void,
+    buffershape: *mut i64,
+    buffersize: i64,
+    get: bool,
+) -> Result<c_int> {
+    // SAFETY: per contract.
+    let a = unsafe { array_of(array) }?;
+    if selection.is_null() || selection_size.is_null() || buffer.is_null() {
+        return Err(Error::NullPointer);
+    }
+    refresh(a)?;
+    // SAFETY: live.
+    let (g, sc, ts) = unsafe { parts(a) }?;
+    let n = g.ndim;
+    // SAFETY: readable for ndim entries per contract.
+    let (sels, sizes) = unsafe { (std::slice::from_raw_parts(selection, n), std::slice::from_raw_parts(selection_size, n)) };
+    let mut lists: Vec<&[i64]> = Vec::with_capacity(n);
+    for i in 0..n {
+        if sizes[i] < 0 {
+            return Err(Error::InvalidParam);
+        }
+        if sels[i].is_null() {
+            if sizes[i] > 0 {
+                return Err(Error::NullPointer);
+            }
+            lists.push(&[]);
+        } else {
+            // SAFETY: readable for selection_size[i] items per contract.
+            lists.push(unsafe { std::slice::from_raw_parts(sels[i], sizes[i] as usize) });
+        }
+    }
+    let bshape = dims(buffershape, n)?;
+    if buffersize < 0 {
+        return Err(Error::InvalidParam);
+    }
+    let mut io = ScIo { sc };
+    if get {
+        // SAFETY: writable for buffersize bytes per contract.
+        let buf = unsafe { slice_mut(buffer as *mut u8, buffersize as usize) };
+        crate::b2nd::ortho::get(&g, ts as usize, &mut io, &lists, buf, bshape)?;
+    } else {
+        // SAFETY: readable for buffersize bytes per contract.
+        let buf = unsafe { slice(buffer as *const u8, buffersize as usize) };
+        crate::b2nd::ortho::set(&g, ts as usize, &mut io, &lists, buf, bshape)?;
+    }
+    Ok(0)
+}
+
+/// Read the items at every combination of `selection[i]` (one index list per dimension) into
+/// `buffer`, a dense array of `buffershape`.
+///
+/// # Safety
+/// `array` live; `selection` and `selection_size` readable for ndim entries, each list for its
+/// size; `buffershape` readable for ndim items; `buffer` writable for `buffersize` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn b2nd_get_orthogonal_selection(
+    array: *const b2nd_array_t,
+    selection: *mut *mut i64,
+    selection_size: *mut i64,
+    buffer: *mut c_void,
+    buffershape: *mut i64,
+    buffersize: i64,
+) -> c_int {
+    // SAFETY: forwarded.
+    guard(PANIC_CODE, || code(unsafe { orthogonal(array, selection, selection_size, buffer, buffershape, buffersize, true) }))
+}
+
+/// Write `buffer` (a dense array of `buffershape`) to the items at every combination of
+/// `selection[i]`.
+///
+/// # Safety
+/// As `b2nd_get_orthogonal_selection`, with `buffer` readable.
+#[no_mangle]
+pub unsafe extern "C" fn b2nd_set_orthogonal_selection(
+    array: *mut b2nd_array_t,
+    selection: *mut *mut i64,
+    selection_size: *mut i64,
+    buffer: *const c_void,
+    buffershape: *mut i64,
+    buffersize: i64,
+) -> c_int {
+    guard(PANIC_CODE, || {
+        // SAFETY: forwarded.
+        code(unsafe { orthogonal(array, selection, selection_size, buffer as *mut c_void, buffershape, buffersize, false) })
+    })
+}
+
+// ----- concatenation -----
+
+fn concatenate(
+    ctx: *mut b2nd_context_t,
+    src1: *const b2nd_array_t,
+    src2: *const b2nd_array_t,
+    axis: i8,
+    copy: bool,
+) -> Result<*mut b2nd_array_t> {
+    // SAFETY: checked live by array_of.
+    let (s1, s2) = unsafe { (array_of(src1)?, array_of(src2)?) };
+    refresh(s1)?;
+    refresh(s2)?;
+    // SAFETY: live.
+    let ((g1, _, ts1), (g2, sc2, ts2)) = unsafe { (parts(s1)?, parts(s2)?) };
+    if axis < 0 || axis as usize >= g1.ndim {
+        return Err(Error::InvalidParam);
+    }
+    if ts1 != ts2 || g1.ndim == 0 || g1.ndim != g2.ndim {
+        return Err(Error::InvalidParam);
+    }
+    let ax = axis as usize;
+    let nd_ = g1.ndim;
+    let mut new_shape = g1.shape().to_vec();
+    for i in 0..nd_ {
+        if i == ax {
+            new_shape[i] = g1.shape[i].checked_add(g2.shape[i]).ok_or(Error::InvalidParam)?;
+        } else if g1.shape[i] != g2.shape[i] {
+            return Err(Error::InvalidParam);
+        }
+    }
+    let dest = if copy {
+        // SAFETY: ctx checked live by ctx_of.
+        let c = unsafe { ctx_of(ctx) }?;
+        copy_array(c, s1)?
+    } else {
+        src1 as *mut b2nd_array_t
+    };
+    let r = (|| {
+        // SAFETY: dest live (src1 or our copy).
+        let d = unsafe { &mut *dest };
+        resize(d, &new_shape, None)?;
+        let gd = geometry_of(d)?;
+        let aligned = g1.chunkshape() == g2.chunkshape()
+            && g2.blockshape() == gd.blockshape()
+            && g1.shape[ax] % gd.chunkshape[ax] as i64 == 0;
+        let dgrid = crate::b2nd::strides_of(&gd.chunks_per_dim()[..nd_]);
+        let sper = g2.chunks_per_dim();
+        let mut idx = [0i64; MAX_DIM];
+        let chunk_bytes = g2.chunk_nbytes(ts2)? as usize;
+        let mut buf = vec![0u8; chunk_bytes];
+        let cshape: Vec<i64> = g2.chunkshape().iter().map(|&c| c as i64).collect();
+        // SAFETY: live.
+        let n2 = unsafe { (*sc2).nchunks };
+        for n in 0..n2 {
+            crate::b2nd::unravel(n, &sper[..nd_], &mut idx[..nd_]);
+            if aligned {
+                idx[ax] += g1.shape[ax] / gd.chunkshape[ax] as i64;
+                let dn: i64 = (0..nd_).map(|i| idx[i] * dgrid[i]).sum();
+                let (mut p, mut nf) = (std::ptr::null_mut(), false);
+                // SAFETY: sc2 live; out-pointers valid.
+                if unsafe { blosc2_schunk_get_chunk(sc2, n, &mut p, &mut nf) } < 0 {
+                    return Err(Error::Failure);
+                }
+                // SAFETY: dest live; p a complete chunk, copied by the callee.
+                let rc = unsafe { blosc2_schunk_update_chunk(d.sc, dn, p, true) };
+                if nf {
+                    // SAFETY: handed out malloc'ed.
+                    unsafe { libc::free(p as *mut c_void) };
+                }
+                if rc < 0 {
+                    return Err(Error::Failure);
+                }
+            } else {
+                let mut start: Vec<i64> = (0..nd_).map(|i| idx[i] * cshape[i]).collect();
+                let mut stop: Vec<i64> = (0..nd_).map(|i| (start[i] + cshape[i]).min(g2.shape[i])).collect();
+                // SAFETY: src2 live; buf holds a padded chunk, laid out as chunkshape.
+                unsafe {
+                    get_slice_impl(src2, start.as_ptr(), stop.as_ptr(), buf.as_mut_ptr() as *mut c_void, cshape.as_ptr(), buf.len() as i64)?;
+                }
+                start[ax] += g1.shape[ax];
+                stop[ax] += g1.shape[ax];
+                // SAFETY: dest live.
+                unsafe {
+                    set_slice_impl(buf.as_ptr() as *const c_void, cshape.as_ptr(), buf.len() as i64, start.as_ptr(), stop.as_ptr(), dest)?;
+                }
+            }
+        }
+        Ok(())
+    })();
+    match r {
+        Ok(()) => Ok(dest),
+        Err(e) => {
+            if copy {
+                drop_array(dest, true);
+            }
+            Err(e)
+        }
+    }
+}
+
+/// Join `src2` after `src1` along `axis`: into a copy made with `ctx` (`copy`), or into
+/// `src1` itself (then `*array` is `src1`).
+///
+/// # Safety
+/// `src1`, `src2` live; `ctx` live when `copy`; `array` writable.
+#[no_mangle]
+pub unsafe extern "C" fn b2nd_concatenate(
+    ctx: *mut b2nd_context_t,
+    src1: *const b2nd_array_t,
+    src2: *const b2nd_array_t,
+    axis: i8,
+    copy: bool,
+    array: *mut *mut b2nd_array_t,
+) -> c_int {
+    guard(PANIC_CODE, || {
+        if array.is_null() {
+            return Error::NullPointer.code();
+        }
+        match concatenate(ctx, src1, src2, axis, copy) {
+            Ok(p) => {
+                // SAFETY: writable.
+                unsafe { *array = p };
+                0
+            }
+            Err(e) => e.code(),
+        }
+    })
+}

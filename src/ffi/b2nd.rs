@@ -254,6 +254,25 @@ impl ChunkIo for ScIo {
         Ok(())
     }
 
+    /// Decompress only the needed blocks (the super-chunk's decompressor skips masked
+    /// blocks); falls back to the whole chunk when the mask does not fit it.
+    fn read_blocks(&mut self, n: i64, needed: &[bool], dest: &mut [u8]) -> Result<()> {
+        if needed.iter().all(|&b| b) {
+            return self.read_chunk(n, dest);
+        }
+        let mask: Vec<bool> = needed.iter().map(|&b| !b).collect();
+        let r = with_handle(self.sc, |h| {
+            h.sc.decompressor().maskout = Some(mask);
+            let r = h.sc.decompress_chunk(n, dest);
+            h.sc.decompressor().maskout = None;
+            r
+        });
+        match r {
+            Some(Ok(_)) => Ok(()),
+            _ => self.read_chunk(n, dest),
+        }
+    }
+
     fn write_chunk(&mut self, n: i64, data: &[u8]) -> Result<()> {
         let len = i32::try_from(data.len()).map_err(|_| Error::InvalidParam)?;
         let mut out = vec![0u8; data.len() + MAX_OVERHEAD];

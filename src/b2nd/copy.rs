@@ -17,12 +17,12 @@ fn extent(itemsize: usize, side: &Region, shape: &[i64]) -> Result<Option<(usize
     if side.pad_shape.len() != nd || side.start.len() != nd {
         return Err(Error::InvalidParam);
     }
-    if shape.iter().any(|&s| s == 0) {
+    if shape.contains(&0) {
         return Ok(None);
     }
-    for i in 0..nd {
-        let end = side.start[i].checked_add(shape[i]).ok_or(Error::InvalidParam)?;
-        if side.start[i] < 0 || shape[i] < 0 || end > side.pad_shape[i] {
+    for ((&start, &len), &pad) in side.start.iter().zip(shape).zip(side.pad_shape) {
+        let end = start.checked_add(len).ok_or(Error::InvalidParam)?;
+        if start < 0 || len < 0 || end > pad {
             return Err(Error::InvalidParam);
         }
     }

@@ -171,8 +171,8 @@ impl Geometry {
     /// Chunks along each dimension.
     pub fn chunks_per_dim(&self) -> [i64; MAX_DIM] {
         let mut n = [1i64; MAX_DIM];
-        for i in 0..self.ndim {
-            n[i] = if self.chunkshape[i] == 0 { 0 } else { self.extshape[i] / self.chunkshape[i] as i64 };
+        for ((n, &ext), &cs) in n.iter_mut().zip(&self.extshape).zip(&self.chunkshape).take(self.ndim) {
+            *n = if cs == 0 { 0 } else { ext / cs as i64 };
         }
         n
     }
@@ -180,8 +180,8 @@ impl Geometry {
     /// Blocks along each dimension of a chunk.
     pub fn blocks_per_dim(&self) -> [i64; MAX_DIM] {
         let mut n = [1i64; MAX_DIM];
-        for i in 0..self.ndim {
-            n[i] = if self.blockshape[i] == 0 { 0 } else { self.extchunkshape[i] / self.blockshape[i] as i64 };
+        for ((n, &ext), &bs) in n.iter_mut().zip(&self.extchunkshape).zip(&self.blockshape).take(self.ndim) {
+            *n = if bs == 0 { 0 } else { ext / bs as i64 };
         }
         n
     }

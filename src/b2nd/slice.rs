@@ -143,6 +143,7 @@ fn nblocks(g: &Geometry) -> i64 {
 }
 
 /// Copy between one block of a decompressed chunk and the user's buffer.
+#[allow(clippy::too_many_arguments)] // each is one coordinate of the copy; a struct would only rename them
 fn copy_block(
     g: &Geometry,
     typesize: usize,

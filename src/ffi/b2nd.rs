@@ -98,6 +98,7 @@ unsafe fn ctx_of<'a>(ctx: *mut b2nd_context_t) -> Result<&'a mut Context> {
 
 /// # Safety
 /// Pointers valid for `ndim` items (or NULL), as the C API states.
+#[allow(clippy::too_many_arguments)] // the arguments of b2nd_create_ctx
 unsafe fn create_ctx(
     storage: *const blosc2_storage,
     ndim: i8,
@@ -1951,14 +1952,11 @@ fn concatenate(
     }
     let ax = axis as usize;
     let nd_ = g1.ndim;
-    let mut new_shape = g1.shape().to_vec();
-    for i in 0..nd_ {
-        if i == ax {
-            new_shape[i] = g1.shape[i].checked_add(g2.shape[i]).ok_or(Error::InvalidParam)?;
-        } else if g1.shape[i] != g2.shape[i] {
-            return Err(Error::InvalidParam);
-        }
+    if (0..nd_).any(|i| i != ax && g1.shape[i] != g2.shape[i]) {
+        return Err(Error::InvalidParam);
     }
+    let mut new_shape = g1.shape().to_vec();
+    new_shape[ax] = g1.shape[ax].checked_add(g2.shape[ax]).ok_or(Error::InvalidParam)?;
     let dest = if copy {
         // SAFETY: ctx checked live by ctx_of.
         let c = unsafe { ctx_of(ctx) }?;

@@ -3,7 +3,10 @@
 // - b2nd_append of one chunk's bytes along axis 0 when other axes hold several chunks
 //   (the reference's fast path loses the data and grows by a whole chunk);
 // - shrink then grow shows zeros, not the items the shrink cut off;
-// - negative axes are rejected by insert/append/delete.
+// - negative axes are rejected by insert/append/delete;
+// - views: NULL arrays, an axis list that drops dimensions, squeezing a length-1 dimension
+//   whose chunks span more than one item (the reference's view reads the wrong items), and
+//   resizing a view are errors; a view of a freed array fails cleanly.
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -88,6 +91,31 @@ int main(void) {
     }
   }
   b2nd_free(a);
+
+  /* Views */
+  b2nd_array_t *v = NULL;
+  CHECK(b2nd_squeeze_index(NULL, &v, NULL) == BLOSC2_ERROR_NULL_POINTER);  // ref: crash
+  bool ax[3] = {true, false, false};
+  CHECK(b2nd_expand_dims(NULL, &v, ax, 3) == BLOSC2_ERROR_NULL_POINTER);  // ref: crash
+  int64_t s3[3] = {4, 1, 5};
+  int32_t c3[3] = {2, 2, 5}, b3[3] = {1, 1, 5};
+  a = make(3, s3, c3, b3, data, 20);
+  bool mid[3] = {false, true, false};
+  CHECK(b2nd_squeeze_index(a, &v, mid) == BLOSC2_ERROR_INVALID_PARAM);
+  CHECK(v == NULL);
+  bool drop[2] = {true, false};  // keeps 1 of the 3 dimensions
+  CHECK(b2nd_expand_dims(a, &v, drop, 2) == BLOSC2_ERROR_INVALID_PARAM);
+  bool add[4] = {false, false, false, true};
+  CHECK(b2nd_expand_dims(a, &v, add, 4) == 0);
+  int64_t vshape[4] = {4, 1, 5, 2};
+  CHECK(b2nd_resize(v, vshape, NULL) == BLOSC2_ERROR_INVALID_PARAM);
+  CHECK(b2nd_append(v, data, 20 * 4, 0) == BLOSC2_ERROR_INVALID_PARAM);
+  int32_t vbuf[20];
+  CHECK(b2nd_to_cbuffer(v, vbuf, sizeof vbuf) == 0);
+  CHECK(memcmp(vbuf, data, sizeof vbuf) == 0);
+  b2nd_free(a);
+  CHECK(b2nd_to_cbuffer(v, vbuf, sizeof vbuf) < 0);  // the viewed array is gone
+  CHECK(b2nd_free(v) == 0);
 
   blosc2_destroy();
   if (failures == 0) printf("OK\n");

@@ -578,6 +578,38 @@ int b2nd_concatenate(b2nd_context_t *ctx,
                      bool copy,
                      struct b2nd_array_t **array);
 
+/**
+ * A view without the dimensions marked in `index` (each must have length 1).
+ *
+ * # Safety
+ * `array` live; `view` writable; `index` readable for ndim bools.
+ */
+BLOSC_EXPORT
+int b2nd_squeeze_index(struct b2nd_array_t *array,
+                       struct b2nd_array_t **view,
+                       const bool *index);
+
+/**
+ * A view without the dimensions of length 1.
+ *
+ * # Safety
+ * `array` live; `view` writable.
+ */
+BLOSC_EXPORT int b2nd_squeeze(struct b2nd_array_t *array, struct b2nd_array_t **view);
+
+/**
+ * A view with `final_dims` dimensions: new ones of length 1 where `axis[i]` is true, the
+ * array's own (all of them, in order) elsewhere.
+ *
+ * # Safety
+ * `array` live; `view` writable; `axis` readable for `final_dims` bools.
+ */
+BLOSC_EXPORT
+int b2nd_expand_dims(const struct b2nd_array_t *array,
+                     struct b2nd_array_t **view,
+                     const bool *axis,
+                     uint8_t final_dims);
+
 
 /**
  * Decodes the "b2nd" metalayer `smeta` (`smeta_len` bytes, msgpack encoded) into `*ndim`

@@ -43,6 +43,17 @@ fn is_live(p: usize) -> bool {
     p != 0 && live().lock().unwrap_or_else(|e| e.into_inner()).contains(&p)
 }
 
+/// Arrays made by squeeze/expand_dims: they share their super-chunk with the array they view
+/// and do not own it.
+fn views() -> &'static Mutex<HashSet<usize>> {
+    static T: OnceLock<Mutex<HashSet<usize>>> = OnceLock::new();
+    T.get_or_init(|| Mutex::new(HashSet::new()))
+}
+
+fn is_view(p: *const b2nd_array_t) -> bool {
+    views().lock().unwrap_or_else(|e| e.into_inner()).contains(&(p as usize))
+}
+
 fn code(r: Result<c_int>) -> c_int {
     r.unwrap_or_else(|e| e.code())
 }
@@ -411,6 +422,7 @@ fn drop_array(p: *mut b2nd_array_t, with_sc: bool) {
     if !forget(p as usize) {
         return;
     }
+    let with_sc = with_sc && !views().lock().unwrap_or_else(|e| e.into_inner()).remove(&(p as usize));
     // SAFETY: p was live: our calloc'ed struct with a malloc'ed dtype.
     unsafe {
         if with_sc && !(*p).sc.is_null() {
@@ -691,6 +703,16 @@ pub unsafe extern "C" fn b2nd_to_cframe(
             if cframe.is_null() || cframe_len.is_null() || needs_free.is_null() {
                 return Err(Error::NullPointer);
             }
+            if is_view(a) {
+                let v = view_frame(a)?;
+                // SAFETY: out-pointers writable per contract.
+                unsafe {
+                    *cframe = malloc_copy(&v)?;
+                    *needs_free = true;
+                    *cframe_len = v.len() as i64;
+                }
+                return Ok(0);
+            }
             // SAFETY: sc checked by the callee; out-pointers writable.
             let n = unsafe { blosc2_schunk_to_buffer(a.sc, cframe, needs_free) };
             // SAFETY: writable.
@@ -764,6 +786,10 @@ pub unsafe extern "C" fn b2nd_open_offset(urlpath: *const c_char, array: *mut *m
 fn refresh(a: &mut b2nd_array_t) -> Result<c_int> {
     if a.sc.is_null() || !sc_live(a.sc) {
         return Err(Error::NullPointer);
+    }
+    if is_view(a) {
+        // A view's geometry is its own; the metalayer describes the viewed array.
+        return Ok(0);
     }
     // SAFETY: live.
     if unsafe { (*a.sc).frame }.is_null() {
@@ -1005,6 +1031,24 @@ pub unsafe extern "C" fn b2nd_save(array: *const b2nd_array_t, urlpath: *mut c_c
             // SAFETY: live public struct; storage is the super-chunk's own copy.
             let contiguous = unsafe { (*sc).storage.as_ref() }.is_some_and(|s| s.contiguous);
             let mut st = blosc2_storage { contiguous, urlpath, ..BLOSC2_STORAGE_DEFAULTS };
+            if is_view(a) {
+                let mut v = view_frame(a)?;
+                // SAFETY: v holds a frame; copied.
+                let tmp = unsafe { blosc2_schunk_from_buffer(v.as_mut_ptr(), v.len() as i64, true) };
+                if tmp.is_null() {
+                    return Err(Error::Failure);
+                }
+                // SAFETY: tmp live; st valid.
+                let copy = unsafe { blosc2_schunk_copy(tmp, &mut st) };
+                // SAFETY: ours.
+                unsafe { blosc2_schunk_free(tmp) };
+                if copy.is_null() {
+                    return Err(Error::Failure);
+                }
+                // SAFETY: ours.
+                unsafe { blosc2_schunk_free(copy) };
+                return Ok(0);
+            }
             // SAFETY: sc live; st valid for the call.
             let copy = unsafe { blosc2_schunk_copy(sc, &mut st) };
             if copy.is_null() {
@@ -1026,6 +1070,20 @@ pub unsafe extern "C" fn b2nd_save_append(array: *const b2nd_array_t, urlpath: *
     guard(PANIC_CODE as i64, || {
         // SAFETY: per contract.
         match unsafe { array_of(array) } {
+            Ok(a) if is_view(a) => (|| {
+                let mut v = view_frame(a)?;
+                // SAFETY: v holds a frame; copied.
+                let tmp = unsafe { blosc2_schunk_from_buffer(v.as_mut_ptr(), v.len() as i64, true) };
+                if tmp.is_null() {
+                    return Err(Error::Failure);
+                }
+                // SAFETY: tmp live; the callee checks urlpath.
+                let off = unsafe { blosc2_schunk_append_file(tmp, urlpath) };
+                // SAFETY: ours.
+                unsafe { blosc2_schunk_free(tmp) };
+                Ok(off)
+            })()
+            .unwrap_or_else(|e| e.code() as i64),
             // SAFETY: forwarded (the callee checks sc and urlpath).
             Ok(a) => unsafe { blosc2_schunk_append_file(a.sc, urlpath) },
             Err(e) => e.code() as i64,
@@ -1043,7 +1101,13 @@ pub unsafe extern "C" fn b2nd_print_meta(array: *const b2nd_array_t) -> c_int {
         code((|| {
             // SAFETY: per contract.
             let a = unsafe { array_of(array) }?;
-            let (m, _) = meta::decode(&meta_of(a.sc)?)?;
+            let smeta = if is_view(a) {
+                let g = geometry_of(a)?;
+                meta::encode(g.shape(), g.chunkshape(), g.blockshape(), &dtype_bytes(a), a.dtype_format)?
+            } else {
+                meta_of(a.sc)?
+            };
+            let (m, _) = meta::decode(&smeta)?;
             let join = |v: Vec<String>| v.join(", ");
             let mut s = format!(
                 "b2nd metalayer parameters:\n Ndim:       {}\n shape:      {}\n chunkshape: {}",
@@ -1413,6 +1477,10 @@ fn extend(a: &mut b2nd_array_t, new_shape: &[i64], start: Option<&[i64]>, ts: i3
 }
 
 fn resize(a: &mut b2nd_array_t, new_shape: &[i64], start: Option<&[i64]>) -> Result<()> {
+    if is_view(a) {
+        // A view's shape is tied to the array it views.
+        return Err(Error::InvalidParam);
+    }
     refresh(a)?;
     // SAFETY: live array.
     let (g, sc, ts) = unsafe { parts(a) }?;
@@ -1555,6 +1623,9 @@ pub unsafe extern "C" fn b2nd_append(array: *mut b2nd_array_t, buffer: *const c_
         code((|| {
             // SAFETY: per contract.
             let (a, b) = unsafe { (array_of(array)?, buf_of(buffer, buffersize)?) };
+            if is_view(a) {
+                return Err(Error::InvalidParam);
+            }
             refresh(a)?;
             // SAFETY: live.
             let (g, sc, ts) = unsafe { parts(a) }?;
@@ -1702,7 +1773,8 @@ fn copy_array(c: &mut Context, src: &mut b2nd_array_t) -> Result<*mut b2nd_array
     let n = sg.ndim;
     c.ndim = n;
     c.shape[..n].copy_from_slice(sg.shape());
-    let same = sg.chunkshape() == &c.chunkshape[..n] && sg.blockshape() == &c.blockshape[..n];
+    // A view's super-chunk describes the viewed array: copy its items instead.
+    let same = sg.chunkshape() == &c.chunkshape[..n] && sg.blockshape() == &c.blockshape[..n] && !is_view(src);
     if same {
         let g = c.geometry()?;
         let mut st = c.storage();
@@ -2053,5 +2125,216 @@ pub unsafe extern "C" fn b2nd_concatenate(
             }
             Err(e) => e.code(),
         }
+    })
+}
+
+// ----- views (squeeze, expand_dims) -----
+
+/// A frame of a view: its own "b2nd" metalayer over the viewed array's chunks, as an
+/// in-memory super-chunk would hold them.
+fn view_frame(a: &b2nd_array_t) -> Result<Vec<u8>> {
+    let g = geometry_of(a)?;
+    if !sc_live(a.sc) {
+        return Err(Error::NullPointer);
+    }
+    // SAFETY: live.
+    let ts = unsafe { typesize_of(a.sc) }?;
+    let mut cp: *mut blosc2_cparams = std::ptr::null_mut();
+    // SAFETY: live; cp writable.
+    if unsafe { blosc2_schunk_get_cparams(a.sc, &mut cp) } != 0 || cp.is_null() {
+        return Err(Error::Failure);
+    }
+    // SAFETY: allocated by the call above.
+    let mut params = unsafe { *cp };
+    // SAFETY: as above.
+    unsafe { libc::free(cp as *mut c_void) };
+    params.schunk = std::ptr::null_mut();
+    let mut st = blosc2_storage { cparams: &mut params, ..BLOSC2_STORAGE_DEFAULTS };
+    // SAFETY: st valid for the call.
+    let tmp = unsafe { blosc2_schunk_new(&mut st) };
+    if tmp.is_null() {
+        return Err(Error::Failure);
+    }
+    let r = (|| {
+        with_handle(tmp, |h| h.sc.set_chunksize(g.chunk_nbytes(ts).unwrap_or(0)));
+        let smeta = meta::encode(g.shape(), g.chunkshape(), g.blockshape(), &dtype_bytes(a), a.dtype_format)?;
+        // SAFETY: tmp live; smeta readable.
+        if unsafe { blosc2_meta_add(tmp, c"b2nd".as_ptr(), smeta.as_ptr() as *mut u8, smeta.len() as i32) } < 0 {
+            return Err(Error::Failure);
+        }
+        // SAFETY: live.
+        let n = unsafe { (*a.sc).nchunks };
+        for i in 0..n {
+            let (mut p, mut nf) = (std::ptr::null_mut(), false);
+            // SAFETY: live; out-pointers valid.
+            if unsafe { blosc2_schunk_get_chunk(a.sc, i, &mut p, &mut nf) } < 0 {
+                return Err(Error::Failure);
+            }
+            // SAFETY: p a complete chunk, copied by the callee.
+            let rc = unsafe { blosc2_schunk_append_chunk(tmp, p, true) };
+            if nf {
+                // SAFETY: handed out malloc'ed.
+                unsafe { libc::free(p as *mut c_void) };
+            }
+            if rc < 0 {
+                return Err(Error::Failure);
+            }
+        }
+        let (mut p, mut nf) = (std::ptr::null_mut(), false);
+        // SAFETY: tmp live; out-pointers valid.
+        let len = unsafe { blosc2_schunk_to_buffer(tmp, &mut p, &mut nf) };
+        if len <= 0 {
+            return Err(Error::Failure);
+        }
+        // SAFETY: p holds len bytes.
+        let v = unsafe { slice(p, len as usize) }.to_vec();
+        if nf {
+            // SAFETY: handed out malloc'ed.
+            unsafe { libc::free(p as *mut c_void) };
+        }
+        Ok(v)
+    })();
+    // SAFETY: our temporary.
+    unsafe { blosc2_schunk_free(tmp) };
+    r
+}
+
+/// A view of `a` with another geometry over the same chunks. Only arrays whose sole
+/// metalayer is "b2nd" can be viewed (as the reference requires).
+fn new_view(a: &b2nd_array_t, shape: &[i64], chunk: &[i32], block: &[i32]) -> Result<*mut b2nd_array_t> {
+    let only_b2nd = with_handle(a.sc, |h| h.sc.metalayers().iter().all(|m| m.name == "b2nd")).ok_or(Error::NullPointer)?;
+    if !only_b2nd {
+        return Err(Error::InvalidParam);
+    }
+    let g = Geometry::new(shape, chunk, block)?;
+    let dt = if a.dtype.is_null() { None } else { Some(dtype_bytes(a)) };
+    let p = new_array(&g, a.sc, dt.as_deref(), a.dtype_format)?;
+    views().lock().unwrap_or_else(|e| e.into_inner()).insert(p as usize);
+    Ok(p)
+}
+
+/// # Safety
+/// `index` readable for ndim bools.
+unsafe fn squeeze_with(a: &mut b2nd_array_t, index: *const bool) -> Result<*mut b2nd_array_t> {
+    refresh(a)?;
+    let g = geometry_of(a)?;
+    if index.is_null() {
+        return Err(Error::NullPointer);
+    }
+    // SAFETY: readable for ndim items per contract.
+    let idx = unsafe { std::slice::from_raw_parts(index, g.ndim) };
+    let (mut s, mut c, mut b) = (Vec::new(), Vec::new(), Vec::new());
+    for i in 0..g.ndim {
+        if idx[i] {
+            if g.shape[i] != 1 {
+                return Err(Error::InvalidIndex);
+            }
+            // Dropping a dimension keeps the chunk layout only when it spans one item; the
+            // reference's view of a wider one reads the wrong items.
+            if g.extchunkshape[i] != 1 {
+                return Err(Error::InvalidParam);
+            }
+        } else {
+            s.push(g.shape[i]);
+            c.push(g.chunkshape[i]);
+            b.push(g.blockshape[i]);
+        }
+    }
+    new_view(a, &s, &c, &b)
+}
+
+/// A view without the dimensions marked in `index` (each must have length 1).
+///
+/// # Safety
+/// `array` live; `view` writable; `index` readable for ndim bools.
+#[no_mangle]
+pub unsafe extern "C" fn b2nd_squeeze_index(array: *mut b2nd_array_t, view: *mut *mut b2nd_array_t, index: *const bool) -> c_int {
+    guard(PANIC_CODE, || {
+        if view.is_null() {
+            return Error::NullPointer.code();
+        }
+        // SAFETY: per contract.
+        let r = unsafe { array_of(array).and_then(|a| squeeze_with(a, index)) };
+        // SAFETY: writable.
+        unsafe { hand_array(view, r) }
+    })
+}
+
+/// A view without the dimensions of length 1.
+///
+/// # Safety
+/// `array` live; `view` writable.
+#[no_mangle]
+pub unsafe extern "C" fn b2nd_squeeze(array: *mut b2nd_array_t, view: *mut *mut b2nd_array_t) -> c_int {
+    guard(PANIC_CODE, || {
+        if view.is_null() {
+            return Error::NullPointer.code();
+        }
+        // SAFETY: per contract.
+        let r = unsafe { array_of(array) }.and_then(|a| {
+            let n = a.ndim.clamp(0, MAX_DIM as i8) as usize;
+            let idx: Vec<bool> = (0..n).map(|i| a.shape[i] == 1).collect();
+            // SAFETY: idx holds ndim bools.
+            unsafe { squeeze_with(a, idx.as_ptr()) }
+        });
+        // SAFETY: writable.
+        unsafe { hand_array(view, r) }
+    })
+}
+
+/// A view with `final_dims` dimensions: new ones of length 1 where `axis[i]` is true, the
+/// array's own (all of them, in order) elsewhere.
+///
+/// # Safety
+/// `array` live; `view` writable; `axis` readable for `final_dims` bools.
+#[no_mangle]
+pub unsafe extern "C" fn b2nd_expand_dims(
+    array: *const b2nd_array_t,
+    view: *mut *mut b2nd_array_t,
+    axis: *const bool,
+    final_dims: u8,
+) -> c_int {
+    guard(PANIC_CODE, || {
+        if view.is_null() {
+            return Error::NullPointer.code();
+        }
+        let r = (|| {
+            // SAFETY: per contract.
+            let a = unsafe { array_of(array) }?;
+            refresh(a)?;
+            let g = geometry_of(a)?;
+            if axis.is_null() {
+                return Err(Error::NullPointer);
+            }
+            if final_dims as usize > MAX_DIM {
+                return Err(Error::InvalidParam);
+            }
+            // SAFETY: readable for final_dims items per contract.
+            let ax = unsafe { std::slice::from_raw_parts(axis, final_dims as usize) };
+            let (mut s, mut c, mut b) = (Vec::new(), Vec::new(), Vec::new());
+            let mut old = 0usize;
+            for &new_dim in ax {
+                if new_dim {
+                    s.push(1);
+                    c.push(1);
+                    b.push(1);
+                } else {
+                    if old == g.ndim {
+                        return Err(Error::InvalidParam);
+                    }
+                    s.push(g.shape[old]);
+                    c.push(g.chunkshape[old]);
+                    b.push(g.blockshape[old]);
+                    old += 1;
+                }
+            }
+            // Every dimension of the array must be kept (the reference drops the rest).
+            if old != g.ndim {
+                return Err(Error::InvalidParam);
+            }
+            new_view(a, &s, &c, &b)
+        })();
+        // SAFETY: writable.
+        unsafe { hand_array(view, r) }
     })
 }

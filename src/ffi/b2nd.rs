@@ -2224,8 +2224,8 @@ unsafe fn squeeze_with(a: &mut b2nd_array_t, index: *const bool) -> Result<*mut 
     // SAFETY: readable for ndim items per contract.
     let idx = unsafe { std::slice::from_raw_parts(index, g.ndim) };
     let (mut s, mut c, mut b) = (Vec::new(), Vec::new(), Vec::new());
-    for i in 0..g.ndim {
-        if idx[i] {
+    for (i, &drop) in idx.iter().enumerate() {
+        if drop {
             if g.shape[i] != 1 {
                 return Err(Error::InvalidIndex);
             }

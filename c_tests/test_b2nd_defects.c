@@ -117,6 +117,24 @@ int main(void) {
   CHECK(b2nd_to_cbuffer(v, vbuf, sizeof vbuf) < 0);  // the viewed array is gone
   CHECK(b2nd_free(v) == 0);
 
+  /* An array joined to itself in place (the chunks it reads move while it grows). */
+  for (int axis = 0; axis < 2; axis++) {
+    int64_t sj[2] = {4, 4};
+    int32_t cj[2] = {2, 2}, bj[2] = {1, 2};
+    a = make(2, sj, cj, bj, data, 16);
+    b2nd_array_t *r = NULL;
+    CHECK(b2nd_concatenate(NULL, a, a, (int8_t)axis, false, &r) == 0);
+    CHECK(r == a);
+    CHECK(a->shape[axis] == 8 && a->shape[1 - axis] == 4);
+    int32_t joined[32];
+    CHECK(b2nd_to_cbuffer(a, joined, sizeof joined) == 0);
+    for (int i = 0; i < 32; i++) {
+      int row = axis == 0 ? i / 4 : i / 8, col = axis == 0 ? i % 4 : i % 8;
+      CHECK(joined[i] == data[(row % 4) * 4 + col % 4]);
+    }
+    b2nd_free(a);
+  }
+
   blosc2_destroy();
   if (failures == 0) printf("OK\n");
   return failures != 0;

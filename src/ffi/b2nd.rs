@@ -2029,10 +2029,35 @@ fn concatenate(
     }
     let mut new_shape = g1.shape().to_vec();
     new_shape[ax] = g1.shape[ax].checked_add(g2.shape[ax]).ok_or(Error::InvalidParam)?;
+    // Joining an array to itself in place: the resize moves the chunks being read, so read
+    // them from a snapshot.
+    let snapshot = if !copy && s1.sc == s2.sc {
+        let mut st = BLOSC2_STORAGE_DEFAULTS;
+        // SAFETY: sc2 live; default storage: an in-memory copy.
+        let sc = unsafe { blosc2_schunk_copy(sc2, &mut st) };
+        if sc.is_null() {
+            return Err(Error::Failure);
+        }
+        Some(new_array(&g2, sc, None, 0).inspect_err(|_| {
+            // SAFETY: ours.
+            unsafe { blosc2_schunk_free(sc) };
+        })?)
+    } else {
+        None
+    };
+    let src2 = snapshot.map_or(src2, |p| p as *const b2nd_array_t);
+    // SAFETY: live (the snapshot shares src2's geometry).
+    let sc2 = unsafe { (*src2).sc };
     let dest = if copy {
         // SAFETY: ctx checked live by ctx_of.
-        let c = unsafe { ctx_of(ctx) }?;
-        copy_array(c, s1)?
+        let c = unsafe { ctx_of(ctx) };
+        match c.and_then(|c| copy_array(c, s1)) {
+            Ok(p) => p,
+            Err(e) => {
+                snapshot.inspect(|&p| drop_array(p, true));
+                return Err(e);
+            }
+        }
     } else {
         src1 as *mut b2nd_array_t
     };
@@ -2050,8 +2075,8 @@ fn concatenate(
         let chunk_bytes = g2.chunk_nbytes(ts2)? as usize;
         let mut buf = vec![0u8; chunk_bytes];
         let cshape: Vec<i64> = g2.chunkshape().iter().map(|&c| c as i64).collect();
-        // SAFETY: live.
-        let n2 = unsafe { (*sc2).nchunks };
+        // The chunks of src2 as it was: with `src2 == src1` in place, the resize above grew it.
+        let n2 = g2.nchunks();
         for n in 0..n2 {
             crate::b2nd::unravel(n, &sper[..nd_], &mut idx[..nd_]);
             if aligned {
@@ -2088,6 +2113,9 @@ fn concatenate(
         }
         Ok(())
     })();
+    if let Some(p) = snapshot {
+        drop_array(p, true);
+    }
     match r {
         Ok(()) => Ok(dest),
         Err(e) => {

@@ -176,6 +176,44 @@ static void odd_shapes(void) {
   b2nd_free_ctx(ctx);
 }
 
+/* Small windows out of chunks of many blocks (read block by block), also from run-length
+   chunks (full) and zero chunks, in memory and on disk. */
+static void small_windows(void) {
+  int64_t shape[2] = {70, 64};
+  int32_t chunk[2] = {64, 64}, block[2] = {8, 8};
+  for (int disk = 0; disk < 2; disk++) {
+    const char *path = disk ? "b2nd_io_small.b2nd" : NULL;
+    blosc2_remove_urlpath(path);
+    b2nd_array_t *a = make(2, shape, chunk, block, 4, 1, path, true);
+    int64_t wins[3][4] = {{10, 20, 13, 23}, {6, 30, 10, 42}, {60, 60, 70, 64}};
+    for (int w = 0; w < 3; w++) {
+      int64_t start[2] = {wins[w][0], wins[w][1]}, stop[2] = {wins[w][2], wins[w][3]};
+      int64_t bs[2] = {stop[0] - start[0], stop[1] - start[1]};
+      uint8_t buf[4 * 64 * 64];
+      int64_t n = bs[0] * bs[1] * 4;
+      int rc = b2nd_get_slice_cbuffer(a, start, stop, buf, bs, n);
+      printf("small window %d disk=%d rc=%d hash=%016" PRIx64 "\n", w, disk, rc, fnv(buf, n));
+    }
+    b2nd_free(a);
+    blosc2_remove_urlpath(path);
+  }
+  blosc2_cparams cparams = BLOSC2_CPARAMS_DEFAULTS;
+  cparams.typesize = 4;
+  blosc2_storage st = {.cparams = &cparams};
+  b2nd_context_t *ctx = b2nd_create_ctx(&st, 2, shape, chunk, block, NULL, 0, NULL, 0);
+  int32_t v = 0x01020304;
+  b2nd_array_t *a;
+  for (int kind = 0; kind < 2; kind++) {
+    int rc = kind ? b2nd_full(ctx, &a, &v) : b2nd_zeros(ctx, &a);
+    int64_t start[2] = {9, 17}, stop[2] = {12, 19}, bs[2] = {3, 2};
+    int32_t out[6];
+    rc = b2nd_get_slice_cbuffer(a, start, stop, out, bs, sizeof out);
+    printf("special window kind=%d rc=%d: %x %x %x\n", kind, rc, out[0], out[3], out[5]);
+    b2nd_free(a);
+  }
+  b2nd_free_ctx(ctx);
+}
+
 static void copy_buffers(void) {
   uint8_t src[6 * 7 * 3];
   for (int i = 0; i < (int)sizeof src; i++) src[i] = (uint8_t)i;
@@ -226,6 +264,7 @@ int main(void) {
   frames();
   odd_shapes();
   copy_buffers();
+  small_windows();
   fixtures();
   blosc2_destroy();
   return 0;

@@ -19,6 +19,16 @@ pub trait ChunkIo {
         let _ = needed;
         self.read_chunk(n, dest)
     }
+    /// Decompress block `nblock` of chunk `n` into `dest` (one block), if this store can do
+    /// that cheaply; `Ok(false)` when it cannot (the caller then reads blocks in a chunk).
+    fn read_block(&mut self, n: i64, nblock: usize, dest: &mut [u8]) -> Result<bool> {
+        let _ = (n, nblock, dest);
+        Ok(false)
+    }
+    /// Reads touching at most one block in this many go block by block.
+    fn compact_ratio(&self) -> usize {
+        16
+    }
     /// Compress `data` (one padded chunk) and store it as chunk `n`.
     fn write_chunk(&mut self, n: i64, data: &[u8]) -> Result<()>;
 }
@@ -201,11 +211,31 @@ pub fn get(
         return Ok(());
     }
     let chunk_bytes = g.chunk_nbytes(typesize as i32)? as usize;
-    let mut data = vec![0u8; chunk_bytes];
+    let block_bytes = g.blocknitems as usize * typesize;
+    // Both scratch buffers are allocated on first use: a small read never touches a chunk's.
+    let mut data: Vec<u8> = Vec::new();
+    let mut block: Vec<u8> = Vec::new();
     let nb = nblocks(g);
     for c in touched_chunks(g, start, stop) {
         let parts: Vec<_> = (0..nb).map(|b| block_part(g, &c, b, start, stop)).collect();
         let needed: Vec<bool> = parts.iter().map(Option::is_some).collect();
+        let count = needed.iter().filter(|&&b| b).count();
+        if count * io.compact_ratio() <= needed.len() {
+            block.resize(block_bytes, 0);
+            let mut done = true;
+            for (b, p) in parts.iter().enumerate() {
+                let Some(p) = p else { continue };
+                if !io.read_block(c.n, b, &mut block)? {
+                    done = false;
+                    break;
+                }
+                copy_block(g, typesize, &mut block, 0, p, start, BufRef::Read(buf), bufshape)?;
+            }
+            if done {
+                continue;
+            }
+        }
+        data.resize(chunk_bytes, 0);
         io.read_blocks(c.n, &needed, &mut data)?;
         for (b, p) in parts.iter().enumerate() {
             if let Some(p) = p {

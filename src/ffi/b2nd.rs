@@ -285,6 +285,23 @@ impl ChunkIo for ScIo {
         }
     }
 
+    fn read_block(&mut self, n: i64, nblock: usize, dest: &mut [u8]) -> Result<bool> {
+        let r = with_handle(self.sc, |h| h.sc.decompress_block(n, nblock, dest));
+        Ok(matches!(r, Some(Ok(len)) if len == dest.len()))
+    }
+
+    /// On disk a whole chunk costs its read too, so block-by-block pays off sooner (the
+    /// reference's thresholds).
+    fn compact_ratio(&self) -> usize {
+        // SAFETY: sc live (checked by the callers).
+        let on_disk = unsafe { (*self.sc).storage.as_ref() }.is_some_and(|s| !s.urlpath.is_null());
+        if on_disk {
+            4
+        } else {
+            16
+        }
+    }
+
     fn write_chunk(&mut self, n: i64, data: &[u8]) -> Result<()> {
         let len = i32::try_from(data.len()).map_err(|_| Error::InvalidParam)?;
         let mut out = vec![0u8; data.len() + MAX_OVERHEAD];

@@ -453,6 +453,23 @@ impl SuperChunk {
         Ok(got)
     }
 
+    /// Decompress block `nblock` of chunk `n` into `dest` (at least that block's bytes).
+    pub fn decompress_block(&mut self, n: i64, nblock: usize, dest: &mut [u8]) -> Result<usize> {
+        self.guarded(false, |s| {
+            let idx = s.check_index(n)?;
+            let chunk = store_chunk(&mut s.store, idx)?;
+            let h = ChunkHeader::read_min(&chunk)?;
+            let (nbytes, bs) = (h.nbytes.max(0) as usize, h.blocksize.max(1) as usize);
+            let start = nblock.checked_mul(bs).filter(|&st| st < nbytes).ok_or(Error::InvalidParam)?;
+            let len = bs.min(nbytes - start);
+            if len > dest.len() {
+                return Err(Error::WriteBuffer);
+            }
+            s.dctx.nchunk = n;
+            s.dctx.get_bytes(&chunk, start, len, &mut dest[..len])
+        })
+    }
+
     /// Uncompressed size of chunk `n`.
     pub fn chunk_nbytes(&mut self, n: i64) -> Result<i32> {
         let n = self.check_index(n)?;

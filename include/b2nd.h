@@ -168,6 +168,448 @@ typedef struct b2nd_array_t {
   int64_t last_tick;
 } b2nd_array_t;
 
+/**
+ * Create a context describing arrays to build; NULL on bad parameters.
+ *
+ * # Safety
+ * `b2_storage` NULL or valid; `shape`, `chunkshape`, `blockshape` readable for `ndim` items;
+ * `dtype` NULL or a C string; `metalayers` readable for `nmetalayers` entries.
+ */
+BLOSC_EXPORT
+b2nd_context_t *b2nd_create_ctx(const blosc2_storage *b2_storage,
+                                int8_t ndim,
+                                const int64_t *shape,
+                                const int32_t *chunkshape,
+                                const int32_t *blockshape,
+                                const char *dtype,
+                                int8_t dtype_format,
+                                const blosc2_metalayer *metalayers,
+                                int32_t nmetalayers);
+
+/**
+ * Release a context.
+ *
+ * # Safety
+ * `ctx` NULL or from `b2nd_create_ctx`, not used afterwards.
+ */
+BLOSC_EXPORT int b2nd_free_ctx(b2nd_context_t *ctx);
+
+/**
+ * An array whose items are undefined (stored as uninitialised special chunks).
+ *
+ * # Safety
+ * `ctx` from `b2nd_create_ctx`; `array` writable.
+ */
+BLOSC_EXPORT int b2nd_uninit(b2nd_context_t *ctx, struct b2nd_array_t **array);
+
+/**
+ * An array of zeros (the reference fills "empty" arrays with zeros too).
+ *
+ * # Safety
+ * As `b2nd_uninit`.
+ */
+BLOSC_EXPORT int b2nd_empty(b2nd_context_t *ctx, struct b2nd_array_t **array);
+
+/**
+ * An array of zeros.
+ *
+ * # Safety
+ * As `b2nd_uninit`.
+ */
+BLOSC_EXPORT int b2nd_zeros(b2nd_context_t *ctx, struct b2nd_array_t **array);
+
+/**
+ * An array of NaNs (float32 or float64 items only).
+ *
+ * # Safety
+ * As `b2nd_uninit`.
+ */
+BLOSC_EXPORT int b2nd_nans(b2nd_context_t *ctx, struct b2nd_array_t **array);
+
+/**
+ * An array with every item equal to `fill_value` (typesize bytes).
+ *
+ * # Safety
+ * As `b2nd_uninit`; `fill_value` readable for typesize bytes.
+ */
+BLOSC_EXPORT
+int b2nd_full(b2nd_context_t *ctx,
+              struct b2nd_array_t **array,
+              const void *fill_value);
+
+/**
+ * Free an array and its super-chunk.
+ *
+ * # Safety
+ * `array` NULL or from this library, not used afterwards.
+ */
+BLOSC_EXPORT int b2nd_free(struct b2nd_array_t *array);
+
+/**
+ * View a super-chunk with a "b2nd" (or "caterva") metalayer as an array.
+ *
+ * # Safety
+ * `schunk` NULL or live; `array` writable.
+ */
+BLOSC_EXPORT int b2nd_from_schunk(blosc2_schunk *schunk, struct b2nd_array_t **array);
+
+/**
+ * Serialise an array as a contiguous frame.
+ *
+ * # Safety
+ * `array` live; the out-pointers writable.
+ */
+BLOSC_EXPORT
+int b2nd_to_cframe(const struct b2nd_array_t *array,
+                   uint8_t **cframe,
+                   int64_t *cframe_len,
+                   bool *needs_free);
+
+/**
+ * An array from a contiguous frame in memory (copied, or used in place when `!copy`).
+ *
+ * # Safety
+ * `cframe` readable for `cframe_len` bytes (and kept alive when `!copy`); `array` writable.
+ */
+BLOSC_EXPORT
+int b2nd_from_cframe(uint8_t *cframe,
+                     int64_t cframe_len,
+                     bool copy,
+                     struct b2nd_array_t **array);
+
+/**
+ * Open an array stored at `urlpath`.
+ *
+ * # Safety
+ * `urlpath` a C string; `array` writable.
+ */
+BLOSC_EXPORT int b2nd_open(const char *urlpath, struct b2nd_array_t **array);
+
+/**
+ * Open an array stored in a file at byte `offset`.
+ *
+ * # Safety
+ * As `b2nd_open`.
+ */
+BLOSC_EXPORT int b2nd_open_offset(const char *urlpath, struct b2nd_array_t **array, int64_t offset);
+
+/**
+ * Re-read the array's geometry if another handle changed it.
+ *
+ * # Safety
+ * `array` live.
+ */
+BLOSC_EXPORT int b2nd_refresh(struct b2nd_array_t *array);
+
+/**
+ * Read items `[start, stop)` into `buffer`, a dense array of `buffershape`.
+ *
+ * # Safety
+ * `array` live; `start`, `stop`, `buffershape` readable for ndim items; `buffer` writable
+ * for `buffersize` bytes.
+ */
+BLOSC_EXPORT
+int b2nd_get_slice_cbuffer(const struct b2nd_array_t *array,
+                           const int64_t *start,
+                           const int64_t *stop,
+                           void *buffer,
+                           const int64_t *buffershape,
+                           int64_t buffersize);
+
+/**
+ * Write `buffer` (a dense array of `buffershape`) into items `[start, stop)`.
+ *
+ * # Safety
+ * `array` live; `start`, `stop`, `buffershape` readable for ndim items; `buffer` readable
+ * for `buffersize` bytes.
+ */
+BLOSC_EXPORT
+int b2nd_set_slice_cbuffer(const void *buffer,
+                           const int64_t *buffershape,
+                           int64_t buffersize,
+                           const int64_t *start,
+                           const int64_t *stop,
+                           struct b2nd_array_t *array);
+
+/**
+ * An array filled from a C-order buffer of its shape.
+ *
+ * # Safety
+ * `ctx` live; `array` writable; `buffer` readable for `buffersize` bytes.
+ */
+BLOSC_EXPORT
+int b2nd_from_cbuffer(b2nd_context_t *ctx,
+                      struct b2nd_array_t **array,
+                      const void *buffer,
+                      int64_t buffersize);
+
+/**
+ * Copy the whole array into a C-order buffer.
+ *
+ * # Safety
+ * `array` live; `buffer` writable for `buffersize` bytes.
+ */
+BLOSC_EXPORT
+int b2nd_to_cbuffer(const struct b2nd_array_t *array,
+                    void *buffer,
+                    int64_t buffersize);
+
+/**
+ * Write the array to `urlpath` (contiguous or sparse like the array's own storage).
+ *
+ * # Safety
+ * `array` live; `urlpath` a C string.
+ */
+BLOSC_EXPORT int b2nd_save(const struct b2nd_array_t *array, char *urlpath);
+
+/**
+ * Append the array as a contiguous frame to the file at `urlpath`; returns its offset.
+ *
+ * # Safety
+ * `array` live; `urlpath` a C string.
+ */
+BLOSC_EXPORT int64_t b2nd_save_append(const struct b2nd_array_t *array, const char *urlpath);
+
+/**
+ * Print the array's metalayer (same text as the reference).
+ *
+ * # Safety
+ * `array` live.
+ */
+BLOSC_EXPORT int b2nd_print_meta(const struct b2nd_array_t *array);
+
+/**
+ * Encode a "b2nd" metalayer into a new `malloc`ed buffer; returns its length.
+ *
+ * # Safety
+ * `shape`, `chunkshape`, `blockshape` readable for `ndim` items; `dtype` NULL or a C string;
+ * `smeta` writable.
+ */
+BLOSC_EXPORT
+int b2nd_serialize_meta(int8_t ndim,
+                        const int64_t *shape,
+                        const int32_t *chunkshape,
+                        const int32_t *blockshape,
+                        const char *dtype,
+                        int8_t dtype_format,
+                        uint8_t **smeta);
+
+/**
+ * Decode a "b2nd" metalayer; returns the bytes consumed. `dtype` (a `malloc`ed C string,
+ * or NULL for dtype-less caterva layers) and `dtype_format` are optional.
+ *
+ * # Safety
+ * `smeta` readable for `smeta_len` bytes; `shape`, `chunkshape`, `blockshape` writable for
+ * `B2ND_MAX_DIM` items; the rest writable or NULL.
+ */
+BLOSC_EXPORT
+int b2nd_deserialize_meta(const uint8_t *smeta,
+                          int32_t smeta_len,
+                          int8_t *ndim,
+                          int64_t *shape,
+                          int32_t *chunkshape,
+                          int32_t *blockshape,
+                          char **dtype,
+                          int8_t *dtype_format);
+
+/**
+ * Copy a hyper-rectangle between two C-order buffers of (padded) shapes.
+ *
+ * # Safety
+ * Shape/start/stop arrays readable for `ndim` items; `src` and `dst` large enough for their
+ * padded shapes.
+ */
+BLOSC_EXPORT
+int b2nd_copy_buffer2(int8_t ndim,
+                      int32_t itemsize,
+                      const void *src,
+                      const int64_t *src_pad_shape,
+                      const int64_t *src_start,
+                      const int64_t *src_stop,
+                      void *dst,
+                      const int64_t *dst_pad_shape,
+                      const int64_t *dst_start);
+
+/**
+ * The old signature of [`b2nd_copy_buffer2`] (8-bit item size).
+ *
+ * # Safety
+ * As `b2nd_copy_buffer2`.
+ */
+BLOSC_EXPORT
+int b2nd_copy_buffer(int8_t ndim,
+                     uint8_t itemsize,
+                     const void *src,
+                     const int64_t *src_pad_shape,
+                     const int64_t *src_start,
+                     const int64_t *src_stop,
+                     void *dst,
+                     const int64_t *dst_pad_shape,
+                     const int64_t *dst_start);
+
+/**
+ * Change the shape: grow (zeros) or shrink at the end, or at `start` by whole chunks.
+ *
+ * # Safety
+ * `array` live; `new_shape` (and `start` when not NULL) readable for ndim items.
+ */
+BLOSC_EXPORT
+int b2nd_resize(struct b2nd_array_t *array,
+                const int64_t *new_shape,
+                const int64_t *start);
+
+/**
+ * Insert items along `axis` before position `insert_start`.
+ *
+ * # Safety
+ * `array` live; `buffer` readable for `buffersize` bytes.
+ */
+BLOSC_EXPORT
+int b2nd_insert(struct b2nd_array_t *array,
+                const void *buffer,
+                int64_t buffersize,
+                int8_t axis,
+                int64_t insert_start);
+
+/**
+ * Append items at the end of `axis`.
+ *
+ * # Safety
+ * As `b2nd_insert`.
+ */
+BLOSC_EXPORT
+int b2nd_append(struct b2nd_array_t *array,
+                const void *buffer,
+                int64_t buffersize,
+                int8_t axis);
+
+/**
+ * Remove `delete_len` items along `axis` from `delete_start`.
+ *
+ * # Safety
+ * `array` live.
+ */
+BLOSC_EXPORT
+int b2nd_delete(struct b2nd_array_t *array,
+                int8_t axis,
+                int64_t delete_start,
+                int64_t delete_len);
+
+/**
+ * A new array (storage and chunking from `ctx`) with the items `[start, stop)` of `src`.
+ *
+ * # Safety
+ * `ctx`, `src` live; `array` writable; `start`, `stop` readable for ndim items.
+ */
+BLOSC_EXPORT
+int b2nd_get_slice(b2nd_context_t *ctx,
+                   struct b2nd_array_t **array,
+                   const struct b2nd_array_t *src,
+                   const int64_t *start,
+                   const int64_t *stop);
+
+/**
+ * A copy of `src` with the storage and chunking of `ctx`.
+ *
+ * # Safety
+ * `ctx`, `src` live; `array` writable.
+ */
+BLOSC_EXPORT
+int b2nd_copy(b2nd_context_t *ctx,
+              const struct b2nd_array_t *src,
+              struct b2nd_array_t **array);
+
+/**
+ * Read the items at C-order positions `coords` into `buffer`, one after the other.
+ *
+ * # Safety
+ * `array` live; `coords` readable for `ncoords` items; `buffer` writable for `buffersize`.
+ */
+BLOSC_EXPORT
+int b2nd_get_sparse_cbuffer(const struct b2nd_array_t *array,
+                            int64_t ncoords,
+                            const int64_t *coords,
+                            void *buffer,
+                            int64_t buffersize);
+
+/**
+ * Read the items at every combination of `selection[i]` (one index list per dimension) into
+ * `buffer`, a dense array of `buffershape`.
+ *
+ * # Safety
+ * `array` live; `selection` and `selection_size` readable for ndim entries, each list for its
+ * size; `buffershape` readable for ndim items; `buffer` writable for `buffersize` bytes.
+ */
+BLOSC_EXPORT
+int b2nd_get_orthogonal_selection(const struct b2nd_array_t *array,
+                                  int64_t **selection,
+                                  int64_t *selection_size,
+                                  void *buffer,
+                                  int64_t *buffershape,
+                                  int64_t buffersize);
+
+/**
+ * Write `buffer` (a dense array of `buffershape`) to the items at every combination of
+ * `selection[i]`.
+ *
+ * # Safety
+ * As `b2nd_get_orthogonal_selection`, with `buffer` readable.
+ */
+BLOSC_EXPORT
+int b2nd_set_orthogonal_selection(struct b2nd_array_t *array,
+                                  int64_t **selection,
+                                  int64_t *selection_size,
+                                  const void *buffer,
+                                  int64_t *buffershape,
+                                  int64_t buffersize);
+
+/**
+ * Join `src2` after `src1` along `axis`: into a copy made with `ctx` (`copy`), or into
+ * `src1` itself (then `*array` is `src1`).
+ *
+ * # Safety
+ * `src1`, `src2` live; `ctx` live when `copy`; `array` writable.
+ */
+BLOSC_EXPORT
+int b2nd_concatenate(b2nd_context_t *ctx,
+                     const struct b2nd_array_t *src1,
+                     const struct b2nd_array_t *src2,
+                     int8_t axis,
+                     bool copy,
+                     struct b2nd_array_t **array);
+
+/**
+ * A view without the dimensions marked in `index` (each must have length 1).
+ *
+ * # Safety
+ * `array` live; `view` writable; `index` readable for ndim bools.
+ */
+BLOSC_EXPORT
+int b2nd_squeeze_index(struct b2nd_array_t *array,
+                       struct b2nd_array_t **view,
+                       const bool *index);
+
+/**
+ * A view without the dimensions of length 1.
+ *
+ * # Safety
+ * `array` live; `view` writable.
+ */
+BLOSC_EXPORT int b2nd_squeeze(struct b2nd_array_t *array, struct b2nd_array_t **view);
+
+/**
+ * A view with `final_dims` dimensions: new ones of length 1 where `axis[i]` is true, the
+ * array's own (all of them, in order) elsewhere.
+ *
+ * # Safety
+ * `array` live; `view` writable; `axis` readable for `final_dims` bools.
+ */
+BLOSC_EXPORT
+int b2nd_expand_dims(const struct b2nd_array_t *array,
+                     struct b2nd_array_t **view,
+                     const bool *axis,
+                     uint8_t final_dims);
+
 
 /**
  * Decodes the "b2nd" metalayer `smeta` (`smeta_len` bytes, msgpack encoded) into `*ndim`

@@ -5,6 +5,7 @@
 
 pub mod abi;
 pub mod boundary;
+pub mod b2nd;
 pub mod chunk;
 pub mod context;
 pub mod env;

@@ -283,6 +283,13 @@ impl SuperChunk {
         self.chunksize
     }
 
+    /// Declare the chunk size before any chunk exists, as C code may by writing the public
+    /// `chunksize` field (b2nd does, so even an empty array's frame header records it). The
+    /// frame header picks it up with the next metadata write.
+    pub fn set_chunksize(&mut self, chunksize: i32) {
+        self.chunksize = chunksize;
+    }
+
     pub fn typesize(&self) -> i32 {
         self.cparams.typesize
     }
@@ -471,6 +478,23 @@ impl SuperChunk {
     /// Decompress chunk `n` into `dest`; returns its uncompressed size.
     pub fn decompress_chunk(&mut self, n: i64, dest: &mut [u8]) -> Result<usize> {
         engines::decompress_chunk_in(&Own::new(self), n, dest)
+    }
+
+    /// Decompress block `nblock` of chunk `n` into `dest` (at least that block's bytes).
+    pub fn decompress_block(&mut self, n: i64, nblock: usize, dest: &mut [u8]) -> Result<usize> {
+        self.guarded(false, |s| {
+            let idx = s.check_index(n)?;
+            let chunk = store_chunk(&mut s.store, idx)?;
+            let h = ChunkHeader::read_min(&chunk)?;
+            let (nbytes, bs) = (h.nbytes.max(0) as usize, h.blocksize.max(1) as usize);
+            let start = nblock.checked_mul(bs).filter(|&st| st < nbytes).ok_or(Error::InvalidParam)?;
+            let len = bs.min(nbytes - start);
+            if len > dest.len() {
+                return Err(Error::WriteBuffer);
+            }
+            s.dctx.nchunk = n;
+            s.dctx.get_bytes(&chunk, start, len, &mut dest[..len])
+        })
     }
 
     /// Uncompressed size of chunk `n`.
@@ -816,6 +840,12 @@ impl SuperChunk {
         // super-chunk uses (and the bytes equal those of a re-opened copy).
         let dparams = DecompressParams { nthreads: 1, ..self.dparams.clone() };
         let mut copy = copy_to_in(&Own::new(self), &StorageSpec { contiguous: true, urlpath: None }, None, dparams)?;
+        if self.nchunks() == 0 {
+            // The reference serialises the super-chunk's own header fields here, so a chunk
+            // size declared before any chunk (b2nd's empty arrays) shows in the frame.
+            copy.chunksize = self.chunksize;
+            copy.commit_frame()?;
+        }
         let Store::Frame(f) = &mut copy.store else { unreachable!() };
         Ok(Cow::Owned(f.to_bytes()?.into_owned()))
     }

@@ -3,6 +3,7 @@
 //! The safe core (`chunk`, `codecs`, `filters`, `threads`) knows nothing of C; `ffi` is the
 //! only place that touches raw pointers and turns `Result`s into `BLOSC2_ERROR_*` codes.
 
+pub mod b2nd;
 pub mod chunk;
 pub mod codecs;
 pub mod error;

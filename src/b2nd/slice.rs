@@ -1,0 +1,342 @@
+//! Reading and writing hyper-rectangles (`[start, stop)` per dimension) of an array.
+//!
+//! Chunks are visited in C order of the chunk grid, only those the slice touches, and inside
+//! a chunk the blocks in C order; writes recompress each touched chunk once. That order and
+//! the padding left in edge chunks (zeros for chunks the slice covers entirely, the previous
+//! contents otherwise) are the reference's, so the chunks written are byte-identical.
+
+use super::copy::{copy_region, Region};
+use super::{strides_of, unravel, Geometry, MAX_DIM};
+use crate::error::{Error, Result};
+
+/// Where the chunks of an array live (a super-chunk, in practice).
+pub trait ChunkIo {
+    /// Decompress chunk `n` into `dest` (one padded chunk).
+    fn read_chunk(&mut self, n: i64, dest: &mut [u8]) -> Result<()>;
+    /// Decompress at least the blocks marked in `needed` of chunk `n` into their places in
+    /// `dest`; other blocks may be left untouched.
+    fn read_blocks(&mut self, n: i64, needed: &[bool], dest: &mut [u8]) -> Result<()> {
+        let _ = needed;
+        self.read_chunk(n, dest)
+    }
+    /// Compress `data` (one padded chunk) and store it as chunk `n`.
+    fn write_chunk(&mut self, n: i64, data: &[u8]) -> Result<()>;
+}
+
+/// `start`/`stop` must lie inside the shape with `start <= stop` (the reference does not
+/// check this and reads or writes the in-bounds part only).
+pub fn check_bounds(g: &Geometry, start: &[i64], stop: &[i64]) -> Result<()> {
+    if start.len() != g.ndim || stop.len() != g.ndim {
+        return Err(Error::InvalidParam);
+    }
+    for i in 0..g.ndim {
+        if start[i] < 0 || start[i] > stop[i] || stop[i] > g.shape[i] {
+            return Err(Error::InvalidParam);
+        }
+    }
+    Ok(())
+}
+
+/// The buffer must hold the slice laid out with `bufshape`: every dimension at least as
+/// large as the slice's, and `buflen` bytes reaching its last item.
+pub fn check_buffer(typesize: usize, start: &[i64], stop: &[i64], bufshape: &[i64], buflen: usize) -> Result<()> {
+    let nd = start.len();
+    if bufshape.len() != nd {
+        return Err(Error::InvalidParam);
+    }
+    let mut nitems: i64 = 1;
+    for i in 0..nd {
+        let len = stop[i] - start[i];
+        if len > bufshape[i] || bufshape[i] < 0 {
+            return Err(Error::InvalidParam);
+        }
+        nitems = nitems.checked_mul(len).ok_or(Error::InvalidParam)?;
+    }
+    if nitems == 0 {
+        return Ok(());
+    }
+    let st = strides_of(bufshape);
+    let last: i64 = (0..nd).map(|i| (stop[i] - start[i] - 1) * st[i]).sum();
+    let need = (last as u128 + 1) * typesize as u128;
+    let slice_bytes = nitems as u128 * typesize as u128;
+    if (buflen as u128) < need.max(slice_bytes) {
+        return Err(Error::InvalidParam);
+    }
+    Ok(())
+}
+
+/// One chunk touched by a slice.
+struct ChunkVisit {
+    n: i64,
+    start: [i64; MAX_DIM],
+    /// Clipped to the array's shape.
+    stop: [i64; MAX_DIM],
+}
+
+/// The chunks touched by `[start, stop)`, in the order the reference visits them.
+fn touched_chunks(g: &Geometry, start: &[i64], stop: &[i64]) -> Vec<ChunkVisit> {
+    let nd = g.ndim;
+    let per_dim = g.chunks_per_dim();
+    let grid_strides = strides_of(&per_dim[..nd]);
+    let mut first = [0i64; MAX_DIM];
+    let mut count = [1i64; MAX_DIM];
+    for i in 0..nd {
+        let cs = g.chunkshape[i] as i64;
+        first[i] = start[i] / cs;
+        let end = ((stop[i] + cs - 1) / cs).max(first[i] + 1);
+        count[i] = end - first[i];
+    }
+    let total: i64 = count[..nd].iter().product();
+    let mut out = Vec::new();
+    let mut idx = [0i64; MAX_DIM];
+    for k in 0..total {
+        unravel(k, &count[..nd], &mut idx[..nd]);
+        let mut v = ChunkVisit { n: 0, start: [0; MAX_DIM], stop: [0; MAX_DIM] };
+        let mut empty = false;
+        for i in 0..nd {
+            let c = first[i] + idx[i];
+            v.n += c * grid_strides[i];
+            v.start[i] = c * g.chunkshape[i] as i64;
+            v.stop[i] = (v.start[i] + g.chunkshape[i] as i64).min(g.shape[i]);
+            empty |= v.stop[i] <= start[i] || v.start[i] >= stop[i];
+        }
+        if !empty {
+            out.push(v);
+        }
+    }
+    out
+}
+
+/// The part of block `nblock` of a chunk that lies in the slice: `(block_start, lo, hi)` in
+/// array coordinates, `None` if nothing.
+fn block_part(
+    g: &Geometry,
+    c: &ChunkVisit,
+    nblock: i64,
+    start: &[i64],
+    stop: &[i64],
+) -> Option<([i64; MAX_DIM], [i64; MAX_DIM], [i64; MAX_DIM])> {
+    let nd = g.ndim;
+    let per_dim = g.blocks_per_dim();
+    let mut bidx = [0i64; MAX_DIM];
+    unravel(nblock, &per_dim[..nd], &mut bidx[..nd]);
+    let (mut bstart, mut lo, mut hi) = ([0i64; MAX_DIM], [0i64; MAX_DIM], [0i64; MAX_DIM]);
+    for i in 0..nd {
+        let bs = g.blockshape[i] as i64;
+        bstart[i] = c.start[i] + bidx[i] * bs;
+        let bstop = (bstart[i] + bs).min(c.stop[i]);
+        lo[i] = bstart[i].max(start[i]);
+        hi[i] = bstop.min(stop[i]);
+        if lo[i] >= hi[i] {
+            return None;
+        }
+    }
+    Some((bstart, lo, hi))
+}
+
+fn nblocks(g: &Geometry) -> i64 {
+    if g.blocknitems == 0 {
+        0
+    } else {
+        g.extchunknitems / g.blocknitems as i64
+    }
+}
+
+/// Copy between one block of a decompressed chunk and the user's buffer.
+fn copy_block(
+    g: &Geometry,
+    typesize: usize,
+    chunk: &mut [u8],
+    nblock: i64,
+    part: &([i64; MAX_DIM], [i64; MAX_DIM], [i64; MAX_DIM]),
+    start: &[i64],
+    buf: BufRef,
+    bufshape: &[i64],
+) -> Result<()> {
+    let nd = g.ndim;
+    let (bstart, lo, hi) = part;
+    let mut shape = [0i64; MAX_DIM];
+    let mut in_block = [0i64; MAX_DIM];
+    let mut in_buf = [0i64; MAX_DIM];
+    let mut bshape = [0i64; MAX_DIM];
+    for i in 0..nd {
+        shape[i] = hi[i] - lo[i];
+        in_block[i] = lo[i] - bstart[i];
+        in_buf[i] = lo[i] - start[i];
+        bshape[i] = g.blockshape[i] as i64;
+    }
+    let block_bytes = g.blocknitems as usize * typesize;
+    let off = nblock as usize * block_bytes;
+    let block = chunk.get_mut(off..off + block_bytes).ok_or(Error::Failure)?;
+    let b = Region { pad_shape: &bshape[..nd], start: &in_block[..nd] };
+    let u = Region { pad_shape: bufshape, start: &in_buf[..nd] };
+    match buf {
+        BufRef::Read(dst) => copy_region(typesize, &shape[..nd], block, &b, dst, &u),
+        BufRef::Write(src) => copy_region(typesize, &shape[..nd], src, &u, block, &b),
+    }
+}
+
+enum BufRef<'a> {
+    /// Reading from the array into this buffer.
+    Read(&'a mut [u8]),
+    /// Writing this buffer into the array.
+    Write(&'a [u8]),
+}
+
+/// Read `[start, stop)` into `buf`, laid out as a dense array of `bufshape` with the slice at
+/// its origin. Only the blocks the slice touches are asked for.
+pub fn get(
+    g: &Geometry,
+    typesize: usize,
+    io: &mut dyn ChunkIo,
+    start: &[i64],
+    stop: &[i64],
+    buf: &mut [u8],
+    bufshape: &[i64],
+) -> Result<()> {
+    check_bounds(g, start, stop)?;
+    check_buffer(typesize, start, stop, bufshape, buf.len())?;
+    if g.nitems == 0 {
+        return Ok(());
+    }
+    let chunk_bytes = g.chunk_nbytes(typesize as i32)? as usize;
+    let mut data = vec![0u8; chunk_bytes];
+    let nb = nblocks(g);
+    for c in touched_chunks(g, start, stop) {
+        let parts: Vec<_> = (0..nb).map(|b| block_part(g, &c, b, start, stop)).collect();
+        let needed: Vec<bool> = parts.iter().map(Option::is_some).collect();
+        io.read_blocks(c.n, &needed, &mut data)?;
+        for (b, p) in parts.iter().enumerate() {
+            if let Some(p) = p {
+                copy_block(g, typesize, &mut data, b as i64, p, start, BufRef::Read(buf), bufshape)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Write `buf` (laid out as `bufshape`, slice at its origin) into `[start, stop)`. All
+/// checks happen before the first chunk is written.
+pub fn set(
+    g: &Geometry,
+    typesize: usize,
+    io: &mut dyn ChunkIo,
+    start: &[i64],
+    stop: &[i64],
+    buf: &[u8],
+    bufshape: &[i64],
+) -> Result<()> {
+    check_bounds(g, start, stop)?;
+    check_buffer(typesize, start, stop, bufshape, buf.len())?;
+    if g.nitems == 0 {
+        return Ok(());
+    }
+    let chunk_bytes = g.chunk_nbytes(typesize as i32)? as usize;
+    let mut data = vec![0u8; chunk_bytes];
+    let nb = nblocks(g);
+    for c in touched_chunks(g, start, stop) {
+        let partial = (0..g.ndim).any(|i| c.start[i] < start[i] || c.stop[i] > stop[i]);
+        if partial {
+            io.read_chunk(c.n, &mut data)?;
+        } else {
+            data.fill(0);
+        }
+        for b in 0..nb {
+            if let Some(p) = block_part(g, &c, b, start, stop) {
+                copy_block(g, typesize, &mut data, b, &p, start, BufRef::Write(buf), bufshape)?;
+            }
+        }
+        io.write_chunk(c.n, &data)?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Chunks kept uncompressed, with a log of the writes.
+    struct Mem {
+        chunks: Vec<Vec<u8>>,
+        writes: Vec<i64>,
+    }
+
+    impl ChunkIo for Mem {
+        fn read_chunk(&mut self, n: i64, dest: &mut [u8]) -> Result<()> {
+            dest.copy_from_slice(&self.chunks[n as usize]);
+            Ok(())
+        }
+        fn write_chunk(&mut self, n: i64, data: &[u8]) -> Result<()> {
+            self.chunks[n as usize] = data.to_vec();
+            self.writes.push(n);
+            Ok(())
+        }
+    }
+
+    fn mem(g: &Geometry, ts: usize) -> Mem {
+        Mem { chunks: vec![vec![0; g.extchunknitems as usize * ts]; g.nchunks() as usize], writes: vec![] }
+    }
+
+    #[test]
+    fn whole_array_round_trip_with_uneven_edges() {
+        for (shape, cs, bs) in [
+            (vec![10i64, 7], vec![4, 5], vec![3, 2]),
+            (vec![5, 4, 3], vec![2, 3, 2], vec![2, 2, 1]),
+            (vec![9], vec![4], vec![3]),
+        ] {
+            let g = Geometry::new(&shape, &cs, &bs).unwrap();
+            let ts = 2;
+            let mut io = mem(&g, ts);
+            let n = g.nitems as usize * ts;
+            let src: Vec<u8> = (0..n).map(|i| (i * 7 % 251) as u8).collect();
+            let zero = vec![0i64; shape.len()];
+            set(&g, ts, &mut io, &zero, &shape, &src, &shape).unwrap();
+            assert_eq!(io.writes, (0..g.nchunks()).collect::<Vec<_>>());
+            let mut out = vec![0u8; n];
+            get(&g, ts, &mut io, &zero, &shape, &mut out, &shape).unwrap();
+            assert_eq!(out, src);
+            // A window crossing chunk and block edges, read into a larger buffer.
+            let start: Vec<i64> = shape.iter().map(|&s| s / 3).collect();
+            let stop: Vec<i64> = shape.iter().map(|&s| s - 1).collect();
+            let bufshape: Vec<i64> = shape.iter().map(|&s| s).collect();
+            let mut win = vec![0u8; n];
+            get(&g, ts, &mut io, &start, &stop, &mut win, &bufshape).unwrap();
+            let st = strides_of(&shape);
+            let mut idx = vec![0i64; shape.len()];
+            let wshape: Vec<i64> = (0..shape.len()).map(|i| stop[i] - start[i]).collect();
+            let total: i64 = wshape.iter().product();
+            for k in 0..total {
+                unravel(k, &wshape, &mut idx);
+                let a: i64 = (0..shape.len()).map(|i| (idx[i] + start[i]) * st[i]).sum();
+                let b: i64 = (0..shape.len()).map(|i| idx[i] * st[i]).sum();
+                let (a, b) = (a as usize * ts, b as usize * ts);
+                assert_eq!(&win[b..b + ts], &src[a..a + ts]);
+            }
+        }
+    }
+
+    #[test]
+    fn partial_write_keeps_the_rest_of_the_chunk() {
+        let g = Geometry::new(&[6], &[4], &[2]).unwrap();
+        let mut io = mem(&g, 1);
+        set(&g, 1, &mut io, &[0], &[6], &[1, 2, 3, 4, 5, 6], &[6]).unwrap();
+        set(&g, 1, &mut io, &[3], &[5], &[9, 9], &[2]).unwrap();
+        assert_eq!(io.writes, vec![0, 1, 0, 1]);
+        assert_eq!(io.chunks[0], vec![1, 2, 3, 9]);
+        assert_eq!(io.chunks[1], vec![9, 6, 0, 0]);
+    }
+
+    #[test]
+    fn bad_slices_and_buffers() {
+        let g = Geometry::new(&[6, 6], &[4, 4], &[2, 2]).unwrap();
+        let mut io = mem(&g, 1);
+        let mut b = vec![0u8; 36];
+        assert_eq!(get(&g, 1, &mut io, &[0, 0], &[7, 6], &mut b, &[6, 6]), Err(Error::InvalidParam));
+        assert_eq!(get(&g, 1, &mut io, &[3, 0], &[2, 6], &mut b, &[6, 6]), Err(Error::InvalidParam));
+        assert_eq!(get(&g, 1, &mut io, &[-1, 0], &[2, 6], &mut b, &[6, 6]), Err(Error::InvalidParam));
+        assert_eq!(get(&g, 1, &mut io, &[0, 0], &[6, 6], &mut b[..35], &[6, 6]), Err(Error::InvalidParam));
+        assert_eq!(get(&g, 1, &mut io, &[0, 0], &[6, 6], &mut b, &[6, 5]), Err(Error::InvalidParam));
+        assert_eq!(set(&g, 1, &mut io, &[0, 0], &[3, 3], &b[..8], &[3, 3]), Err(Error::InvalidParam));
+        assert!(io.writes.is_empty());
+    }
+}

@@ -467,7 +467,7 @@ impl Decompressor {
                 if cdata.len() == target.len() {
                     target.copy_from_slice(cdata);
                 } else {
-                    decode_stream(view, cdata, target, cscratch, &dict)?;
+                    decode_stream(view, cdata, target, cscratch, &dict, pp.call)?;
                 }
                 pos = end;
                 continue;
@@ -493,7 +493,7 @@ impl Decompressor {
                 if csize == neblock {
                     target.copy_from_slice(cdata);
                 } else {
-                    decode_stream(view, cdata, target, cscratch, &dict)?;
+                    decode_stream(view, cdata, target, cscratch, &dict, pp.call)?;
                 }
                 pos += csize;
             }
@@ -637,16 +637,19 @@ fn decode_stream(
     target: &mut [u8],
     scratch: &mut codecs::CodecScratch,
     dict: &DDict<'_>,
+    call: &FilterCallContext,
 ) -> Result<()> {
     let format = view.header.compformat();
     if format == codecs::FORMAT_UDCODEC {
         let id = view.header.udcompcode;
         let codec = codec_registry::find(id).filter(|c| c.available()).ok_or(Error::CodecSupport)?;
+        // What the decompression parameters say (the super-chunk and its b2nd shapes, which
+        // the n-dimensional codecs need), with the chunk's own codec and typesize.
         let ctx = codec_registry::CodecCallContext {
             typesize: view.typesize as i32,
             compcode: id,
             compcode_meta: view.header.compcode_meta,
-            ..Default::default()
+            ..call.codec
         };
         let n = codec.decode(cdata, target, view.header.compcode_meta, &ctx);
         if n < 0 || n as usize != target.len() {

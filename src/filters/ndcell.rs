@@ -310,8 +310,8 @@ mod tests {
         let src = iota(32);
         let mut dst = vec![0; 32];
         assert_eq!(ndcell_forward(&[4, 8], 0, 1, &src, &mut dst), Err(Invalid));
-        // A cell of 5x5 items does not fit a 4x8 block.
-        assert_eq!(ndcell_forward(&[4, 8], 5, 1, &src, &mut dst), Err(Invalid));
+        // A cell of 6x6 items is more than the 4x8 block holds.
+        assert_eq!(ndcell_forward(&[4, 8], 6, 1, &src, &mut dst), Err(Invalid));
         assert_eq!(ndcell_forward(&[4, 4], 2, 1, &src, &mut dst), Err(Invalid));
         assert_eq!(ndmean_forward(&[4, 8], 2, 1, &src, &mut dst), Err(Invalid));
         assert_eq!(ndmean_forward(&[2, 4], 128, 4, &src, &mut dst), Err(Invalid));

@@ -25,6 +25,7 @@ struct Lib {
     compress_ctx: unsafe extern "C" fn(*mut blosc2_context, *const c_void, i32, *mut c_void, i32) -> i32,
     decompress_ctx: unsafe extern "C" fn(*mut blosc2_context, *const c_void, i32, *mut c_void, i32) -> i32,
     append_buffer: unsafe extern "C" fn(*mut blosc2_schunk, *const c_void, i32) -> i64,
+    getitem_ctx: unsafe extern "C" fn(*mut blosc2_context, *const c_void, i32, i32, i32, *mut c_void, i32) -> i32,
     decompress_chunk: unsafe extern "C" fn(*mut blosc2_schunk, i64, *mut c_void, i32) -> i32,
     to_buffer: unsafe extern "C" fn(*mut blosc2_schunk, *mut *mut u8, *mut bool) -> i64,
     from_buffer: unsafe extern "C" fn(*mut u8, i64, bool) -> *mut blosc2_schunk,
@@ -43,6 +44,7 @@ fn ours() -> Lib {
         compress_ctx: c::blosc2_compress_ctx,
         decompress_ctx: c::blosc2_decompress_ctx,
         append_buffer: s::blosc2_schunk_append_buffer,
+        getitem_ctx: c::blosc2_getitem_ctx,
         decompress_chunk: s::blosc2_schunk_decompress_chunk,
         to_buffer: s::blosc2_schunk_to_buffer,
         from_buffer: s::blosc2_schunk_from_buffer,
@@ -74,6 +76,7 @@ fn reference() -> Option<Lib> {
             compress_ctx: std::mem::transmute(sym("blosc2_compress_ctx")),
             decompress_ctx: std::mem::transmute(sym("blosc2_decompress_ctx")),
             append_buffer: std::mem::transmute(sym("blosc2_schunk_append_buffer")),
+            getitem_ctx: std::mem::transmute(sym("blosc2_getitem_ctx")),
             decompress_chunk: std::mem::transmute(sym("blosc2_schunk_decompress_chunk")),
             to_buffer: std::mem::transmute(sym("blosc2_schunk_to_buffer")),
             from_buffer: std::mem::transmute(sym("blosc2_schunk_from_buffer")),
@@ -159,6 +162,27 @@ impl<'a> Bound<'a> {
         Ok(out)
     }
 
+    /// Items `start..start + n` of a chunk, or the error code.
+    fn getitem(&self, chunk: &[u8], start: i32, n: i32, typesize: usize) -> Result<Vec<u8>, i32> {
+        let mut out = vec![0u8; n as usize * typesize];
+        // SAFETY: as for compress.
+        let r = unsafe {
+            (self.lib.getitem_ctx)(
+                self.dctx,
+                chunk.as_ptr() as *const c_void,
+                chunk.len() as i32,
+                start,
+                n,
+                out.as_mut_ptr() as *mut c_void,
+                out.len() as i32,
+            )
+        };
+        if r < 0 {
+            return Err(r);
+        }
+        Ok(out)
+    }
+
     fn decompress(&self, chunk: &[u8], nbytes: usize) -> Result<Vec<u8>, i32> {
         let mut out = vec![0u8; nbytes];
         // SAFETY: as for compress.
@@ -232,6 +256,17 @@ fn check(o: &Lib, r: &Lib, case: &Case, lossless: bool) {
         assert!(by_ref == by_ours, "decoded data differs for {case:?}");
         if lossless {
             assert!(by_ours == data, "not lossless for {case:?}");
+        }
+        // Items across a block boundary, as full decoding gives them (the reference's
+        // fixed-rate ZFP getitem shortcut is wrong there, so that codec is left out).
+        if case.compcode != 35 {
+            let ts = case.typesize as usize;
+            let bitems = case.blockshape.iter().product::<i32>();
+            let total = (data.len() / ts) as i32;
+            let (start, n) = ((bitems - 3).min(total - 7), 7);
+            let want = by_ours[start as usize * ts..(start + n) as usize * ts].to_vec();
+            assert_eq!(bo.getitem(&chunk, start, n, ts), Ok(want.clone()), "ours getitem {case:?}");
+            assert_eq!(br.getitem(&chunk, start, n, ts), Ok(want), "reference getitem {case:?}");
         }
     }
 }

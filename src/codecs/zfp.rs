@@ -150,6 +150,23 @@ mod tests {
     }
 
     #[test]
+    fn fixed_rate_above_the_references_limit_is_sized_for_the_rate() {
+        // The reference sizes its buffer without the rate and corrupts its heap here.
+        let block = [20, 13];
+        let vals: Vec<f32> = (0..260).map(|i| (i as f32 * 0.3).cos() * 1e3).collect();
+        let src: Vec<u8> = vals.iter().flat_map(|v| v.to_le_bytes()).collect();
+        let c = ctx(&block, 4);
+        for meta in [107u8, 120, 200, 255] {
+            let mut out = vec![0u8; src.len() * 3];
+            let k = Zfp { id: ZFP_RATE }.encode(&src, &mut out, meta, &c);
+            // At these rates the stream is not smaller than the data: stored instead.
+            assert_eq!(k, 0, "meta {meta}");
+        }
+        let mut out = vec![0u8; src.len()];
+        assert!(Zfp { id: ZFP_RATE }.encode(&src, &mut out, 50, &c) > 0);
+    }
+
+    #[test]
     fn bad_parameters_fail() {
         let src = vec![0u8; 16 * 16 * 2];
         let mut out = vec![0u8; src.len()];

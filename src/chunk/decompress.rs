@@ -716,8 +716,8 @@ fn decode_stream(
     if format == codecs::FORMAT_UDCODEC {
         let id = view.header.udcompcode;
         let codec = codec_registry::find(id).filter(|c| c.available()).ok_or(Error::CodecSupport)?;
-        // The caller's context (its super-chunk among the opaque pointers, its thread count)
-        // with what the chunk itself says about the data.
+        // What the decompression parameters say (the super-chunk and its b2nd shapes, which
+        // the n-dimensional codecs need), with the chunk's own codec and typesize.
         let ctx = codec_registry::CodecCallContext {
             typesize: view.typesize as i32,
             compcode: id,

@@ -8,9 +8,11 @@
 
 pub mod blosclz;
 pub mod lz4;
+pub mod ndlz;
 pub mod registry;
 pub mod snappy;
 pub mod zlib;
+pub mod zfp;
 pub mod zstd;
 
 use crate::error::{Error, Result};

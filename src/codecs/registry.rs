@@ -40,6 +40,37 @@ pub struct CodecCallContext {
     /// The typesize of the super-chunk the call works for, if any: the bytedelta filter
     /// falls back to it when its meta is 0, as the reference does.
     pub schunk_typesize: Option<i32>,
+    /// Whether the call works for a super-chunk at all (`cparams.schunk`/`dparams.schunk`
+    /// set): some plugins tell that case apart from a missing metalayer.
+    pub in_schunk: bool,
+    /// The shapes of that super-chunk's "b2nd" metalayer, when it has one that decodes:
+    /// the n-dimensional plugins (ndcell, ndmean, NDLZ, ZFP) work block by block on them.
+    pub b2nd: Option<B2ndShapes>,
+}
+
+/// The shapes of a "b2nd" metalayer, in a fixed-size form the call context can copy.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct B2ndShapes {
+    pub ndim: u8,
+    pub shape: [i64; crate::b2nd::MAX_DIM],
+    pub chunkshape: [i32; crate::b2nd::MAX_DIM],
+    pub blockshape: [i32; crate::b2nd::MAX_DIM],
+}
+
+impl B2ndShapes {
+    /// Decode a "b2nd" metalayer's content; `None` when it is malformed.
+    pub fn from_metalayer(content: &[u8]) -> Option<B2ndShapes> {
+        let (m, _) = crate::b2nd::meta::decode(content).ok()?;
+        let mut s = B2ndShapes { ndim: m.shape.len() as u8, ..Default::default() };
+        s.shape[..m.shape.len()].copy_from_slice(&m.shape);
+        s.chunkshape[..m.chunkshape.len()].copy_from_slice(&m.chunkshape);
+        s.blockshape[..m.blockshape.len()].copy_from_slice(&m.blockshape);
+        Some(s)
+    }
+
+    pub fn blockshape(&self) -> &[i32] {
+        &self.blockshape[..self.ndim as usize]
+    }
 }
 
 static CODECS: RwLock<Vec<Arc<dyn UserCodec>>> = RwLock::new(Vec::new());
@@ -58,7 +89,7 @@ pub fn register(codec: Arc<dyn UserCodec>) -> Result<(), RegisterError> {
     if v.len() >= 255 {
         return Err(RegisterError::Full);
     }
-    if let Some(old) = v.iter().find(|c| c.id() == codec.id()) {
+    if let Some(old) = builtin(codec.id()).or_else(|| v.iter().find(|c| c.id() == codec.id()).cloned()) {
         return Err(RegisterError::Duplicate { same_name: old.name() == codec.name() });
     }
     v.push(codec);
@@ -66,16 +97,41 @@ pub fn register(codec: Arc<dyn UserCodec>) -> Result<(), RegisterError> {
 }
 
 pub fn find(id: u8) -> Option<Arc<dyn UserCodec>> {
+    if let Some(b) = builtin(id) {
+        return Some(b);
+    }
     let v = CODECS.read().unwrap_or_else(|e| e.into_inner());
     v.iter().find(|c| c.id() == id).cloned()
 }
 
 pub fn find_by_name(name: &str) -> Option<Arc<dyn UserCodec>> {
+    if let Some(b) = BUILTIN_IDS.iter().filter_map(|&id| builtin(id)).find(|c| c.name() == name) {
+        return Some(b);
+    }
     let v = CODECS.read().unwrap_or_else(|e| e.into_inner());
     v.iter().find(|c| c.name() == name).cloned()
 }
 
 pub fn find_by_complib(lib: u8) -> Option<Arc<dyn UserCodec>> {
+    if let Some(b) = BUILTIN_IDS.iter().filter_map(|&id| builtin(id)).find(|c| c.complib() == lib) {
+        return Some(b);
+    }
     let v = CODECS.read().unwrap_or_else(|e| e.into_inner());
     v.iter().find(|c| c.complib() == lib).cloned()
+}
+
+/// Id of the NDLZ codec plugin the reference registers at start-up.
+pub const NDLZ: u8 = 32;
+
+/// Ids of the codec plugins implemented in this library.
+const BUILTIN_IDS: [u8; 4] = [NDLZ, super::zfp::ZFP_ACC, super::zfp::ZFP_PREC, super::zfp::ZFP_RATE];
+
+/// The native implementation of one of the reference's start-up codec plugins: available
+/// without `blosc2_init`, and a user cannot register over it.
+pub fn builtin(id: u8) -> Option<Arc<dyn UserCodec>> {
+    match id {
+        NDLZ => Some(Arc::new(super::ndlz::Ndlz)),
+        super::zfp::ZFP_ACC..=super::zfp::ZFP_RATE => Some(Arc::new(super::zfp::Zfp { id })),
+        _ => None,
+    }
 }

@@ -222,6 +222,8 @@ fn call_context(cp: &blosc2_cparams) -> CallContext {
     c.codec.use_dict = cp.use_dict != 0;
     c.codec.opaque = [cp.schunk as usize, cp.codec_params as usize, 0, 0];
     c.codec.schunk_typesize = schunk_typesize(cp.schunk);
+    c.codec.in_schunk = !cp.schunk.is_null();
+    c.codec.b2nd = schunk_b2nd(cp.schunk);
     c
 }
 
@@ -232,7 +234,36 @@ fn dcall_context(dp: &blosc2_dparams) -> CallContext {
     c.codec.nthreads = dp.nthreads;
     c.codec.opaque = [dp.schunk as usize, 0, 0, 0];
     c.codec.schunk_typesize = schunk_typesize(dp.schunk);
+    c.codec.in_schunk = !dp.schunk.is_null();
+    c.codec.b2nd = schunk_b2nd(dp.schunk);
     c
+}
+
+/// The shapes in the "b2nd" metalayer of the super-chunk a `cparams.schunk`/`dparams.schunk`
+/// points to, read from its public metalayer list as the header's `blosc2_meta_get` does.
+fn schunk_b2nd(schunk: *mut c_void) -> Option<crate::codecs::registry::B2ndShapes> {
+    if schunk.is_null() {
+        return None;
+    }
+    // SAFETY: per the API a non-NULL `schunk` in the parameters is a live blosc2_schunk,
+    // whose first `nmetalayers` entries are valid metalayers (name a C string, content
+    // `content_len` bytes).
+    unsafe {
+        let s = &*(schunk as *const blosc2_schunk);
+        let n = (s.nmetalayers as usize).min(s.metalayers.len());
+        for &m in &s.metalayers[..n] {
+            let Some(m) = m.as_ref() else { continue };
+            if m.name.is_null() || std::ffi::CStr::from_ptr(m.name).to_bytes() != b"b2nd" {
+                continue;
+            }
+            if m.content.is_null() || m.content_len <= 0 {
+                return None;
+            }
+            let content = std::slice::from_raw_parts(m.content, m.content_len as usize);
+            return crate::codecs::registry::B2ndShapes::from_metalayer(content);
+        }
+    }
+    None
 }
 
 /// The typesize of the super-chunk a `cparams.schunk`/`dparams.schunk` points to, if any

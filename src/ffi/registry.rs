@@ -15,7 +15,8 @@ use crate::filters::registry::{self as filter_reg, CallContext, UserFilter};
 
 /// Plugins the reference registers itself at init (ids in the 32..159 range): the codecs
 /// it only knows by name are registered without functions, so that their plugin library is
-/// looked up at first use, as there. (NDLZ and ZFP are not built into this library yet.)
+/// looked up at first use, as there. (NDLZ and ZFP, 32-35, are built in: see
+/// `codecs::registry::builtin`.)
 pub fn register_builtin_plugins() {
     for &(id, name) in PLUGIN_CODECS.iter().filter(|p| LOADABLE_PLUGIN_CODECS.contains(&p.0)) {
         let cc = CCodec {

@@ -27,6 +27,7 @@ mod bitshuffle;
 pub mod bytedelta;
 mod delta;
 pub mod int_trunc;
+pub mod ndcell;
 pub mod registry;
 mod shuffle;
 mod trunc_prec;

@@ -58,6 +58,8 @@ pub fn find(id: u8) -> Option<Arc<dyn UserFilter>> {
 pub const BYTEDELTA_BUGGY: u8 = 34;
 pub const BYTEDELTA: u8 = 35;
 pub const INT_TRUNC: u8 = 36;
+pub const NDCELL: u8 = 32;
+pub const NDMEAN: u8 = 33;
 
 /// The native implementation of one of those ids: available without `blosc2_init`, and a
 /// user cannot register over them.
@@ -65,6 +67,7 @@ pub fn builtin(id: u8) -> Option<Arc<dyn UserFilter>> {
     match id {
         BYTEDELTA_BUGGY | BYTEDELTA => Some(Arc::new(ByteDelta { buggy: id == BYTEDELTA_BUGGY })),
         INT_TRUNC => Some(Arc::new(IntTrunc)),
+        NDCELL | NDMEAN => Some(Arc::new(NdCell { mean: id == NDMEAN })),
         _ => None,
     }
 }
@@ -140,5 +143,65 @@ impl UserFilter for IntTrunc {
     fn backward(&self, src: &[u8], dest: &mut [u8], _meta: u8, _ctx: &CallContext) -> i32 {
         dest.copy_from_slice(src);
         0
+    }
+}
+
+/// `BLOSC_FILTER_NDCELL` and `BLOSC_FILTER_NDMEAN` (see `filters::ndcell`): they need the
+/// block shape of the super-chunk's "b2nd" metalayer. Compression takes the typesize of the
+/// parameters, decompression the super-chunk's (as the reference does).
+struct NdCell {
+    mean: bool,
+}
+
+impl UserFilter for NdCell {
+    fn id(&self) -> u8 {
+        if self.mean {
+            NDMEAN
+        } else {
+            NDCELL
+        }
+    }
+    fn name(&self) -> &str {
+        if self.mean {
+            "ndmean"
+        } else {
+            "ndcell"
+        }
+    }
+    fn version(&self) -> u8 {
+        1
+    }
+    fn forward(&self, src: &[u8], dest: &mut [u8], meta: u8, ctx: &CallContext) -> i32 {
+        let Some(b2) = ctx.codec.b2nd.filter(|_| ctx.codec.in_schunk) else { return PLUGIN_FAILURE };
+        let ts = ctx.codec.typesize.max(0) as usize;
+        let r = if self.mean {
+            super::ndcell::ndmean_forward(b2.blockshape(), meta, ts, src, dest)
+        } else {
+            super::ndcell::ndcell_forward(b2.blockshape(), meta, ts, src, dest)
+        };
+        if r.is_ok() {
+            0
+        } else {
+            PLUGIN_FAILURE
+        }
+    }
+    fn backward(&self, src: &[u8], dest: &mut [u8], meta: u8, ctx: &CallContext) -> i32 {
+        let Some(b2) = ctx.codec.b2nd.filter(|_| ctx.codec.in_schunk) else { return PLUGIN_FAILURE };
+        let Some(ts) = ctx.codec.schunk_typesize else { return PLUGIN_FAILURE };
+        // NDMEAN reads the super-chunk's typesize as a signed byte.
+        let ts = if self.mean { ts as i8 as i32 } else { ts };
+        if ts <= 0 {
+            return PLUGIN_FAILURE;
+        }
+        let r = if self.mean {
+            super::ndcell::ndmean_backward(b2.blockshape(), meta, ts as usize, src, dest)
+        } else {
+            super::ndcell::ndcell_backward(b2.blockshape(), meta, ts as usize, src, dest)
+        };
+        if r.is_ok() {
+            0
+        } else {
+            PLUGIN_FAILURE
+        }
     }
 }

@@ -54,6 +54,7 @@ impl SuperChunk {
         }
         i32::try_from(content.len()).map_err(|_| Error::TwoGbLimit)?;
         self.metalayers.push(Metalayer { name: name.to_owned(), content: content.to_vec() });
+        self.bind_calls();
         self.commit_frame()?;
         Ok(self.metalayers.len() - 1)
     }
@@ -67,6 +68,7 @@ impl SuperChunk {
             return Err(Error::InvalidParam);
         }
         m.content[..content.len()].copy_from_slice(content);
+        self.bind_calls();
         self.commit_frame()?;
         Ok(i)
     }

@@ -245,10 +245,15 @@ impl SuperChunk {
     /// Tell the filters and codecs that both engines work for this super-chunk (its typesize
     /// is what bytedelta uses when its meta is 0). Called on creation and by the setters of
     /// the engines' call contexts.
-    fn bind_calls(&mut self) {
+    pub(crate) fn bind_calls(&mut self) {
         let t = Some(self.cparams.typesize).filter(|&t| t > 0);
         self.cctx.call.codec.schunk_typesize = t;
         self.dctx.call.codec.schunk_typesize = t;
+        let b2nd = self.meta_get("b2nd").ok().and_then(crate::codecs::registry::B2ndShapes::from_metalayer);
+        for c in [&mut self.cctx.call.codec, &mut self.dctx.call.codec] {
+            c.in_schunk = true;
+            c.b2nd = b2nd;
+        }
     }
 
     /// The chunks of a super-chunk kept as separate chunks in memory (`None` for frames),

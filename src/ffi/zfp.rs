@@ -1,0 +1,162 @@
+//! The ZFP library (1.0.1, the version the reference links, built from source by the
+//! `zfp-sys` crate) behind a safe interface: compress or decompress one block of float32 or
+//! float64 items of 1 to 4 dimensions in one of ZFP's three modes.
+//!
+//! ZFP reads its bit stream a 64-bit word at a time without knowing where the input ends, so
+//! decompression works on a copy padded with zeros to the most a stream of this shape and
+//! mode can take: a corrupt stream then decodes to garbage instead of reading past the
+//! buffer.
+
+use libc::c_void;
+use zfp_sys as z;
+
+/// ZFP's compression modes, with their parameter.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Mode {
+    /// Absolute error tolerance.
+    Accuracy(f64),
+    /// Bit planes kept.
+    Precision(u32),
+    /// Bits per value.
+    Rate(f64),
+}
+
+/// Owns a ZFP stream, its bit stream and a field; frees them on drop.
+struct Session {
+    zfp: *mut z::zfp_stream,
+    bits: *mut z::bitstream,
+    field: *mut z::zfp_field,
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        // SAFETY: each pointer is null or came from the matching ZFP constructor, and is
+        // freed once.
+        unsafe {
+            if !self.field.is_null() {
+                z::zfp_field_free(self.field);
+            }
+            if !self.zfp.is_null() {
+                z::zfp_stream_close(self.zfp);
+            }
+            if !self.bits.is_null() {
+                z::stream_close(self.bits);
+            }
+        }
+    }
+}
+
+impl Session {
+    /// A stream in `mode` over `buf` and a field of `dims` (C order, slowest first) over
+    /// `data`, which must hold the field's items.
+    ///
+    /// # Safety
+    /// `buf` and `data` must stay valid (and `data` hold `dims` items of the type) for the
+    /// life of the session.
+    unsafe fn new(mode: Mode, double: bool, dims: &[usize], data: *mut c_void, buf: *mut u8, buf_len: usize) -> Option<Session> {
+        let ty = if double { z::zfp_type_zfp_type_double } else { z::zfp_type_zfp_type_float };
+        // SAFETY: plain constructors; the pointers are checked below and owned by Session.
+        unsafe {
+            let mut s = Session { zfp: z::zfp_stream_open(std::ptr::null_mut()), bits: std::ptr::null_mut(), field: std::ptr::null_mut() };
+            if s.zfp.is_null() {
+                return None;
+            }
+            s.field = match *dims {
+                [a] => z::zfp_field_1d(data, ty, a),
+                [a, b] => z::zfp_field_2d(data, ty, b, a),
+                [a, b, c] => z::zfp_field_3d(data, ty, c, b, a),
+                [a, b, c, d] => z::zfp_field_4d(data, ty, d, c, b, a),
+                _ => return None,
+            };
+            if s.field.is_null() {
+                return None;
+            }
+            match mode {
+                Mode::Accuracy(t) => {
+                    z::zfp_stream_set_accuracy(s.zfp, t);
+                }
+                Mode::Precision(p) => {
+                    z::zfp_stream_set_precision(s.zfp, p);
+                }
+                Mode::Rate(r) => {
+                    z::zfp_stream_set_rate(s.zfp, r, ty, dims.len() as _, 0 as _);
+                }
+            }
+            s.bits = z::stream_open(buf as *mut c_void, buf_len);
+            if s.bits.is_null() {
+                return None;
+            }
+            z::zfp_stream_set_bit_stream(s.zfp, s.bits);
+            z::zfp_stream_rewind(s.zfp);
+            Some(s)
+        }
+    }
+
+    fn maximum_size(&self) -> usize {
+        // SAFETY: a live stream and field.
+        unsafe { z::zfp_stream_maximum_size(self.zfp, self.field) }
+    }
+}
+
+fn item_count(dims: &[usize], item: usize, bytes: usize) -> Option<usize> {
+    let n = dims.iter().try_fold(1usize, |a, &d| a.checked_mul(d))?;
+    (n.checked_mul(item)? == bytes).then_some(n)
+}
+
+/// Compress `input` (the items of a block of shape `dims`); the stream, or `None` when ZFP
+/// fails.
+pub fn compress(mode: Mode, double: bool, dims: &[usize], input: &[u8]) -> Option<Vec<u8>> {
+    let item = if double { 8 } else { 4 };
+    let n = item_count(dims, item, input.len())?;
+    // An aligned copy of the items: ZFP reads them as floats or doubles.
+    let mut items = vec![0u64; (n * item).div_ceil(8)];
+    // SAFETY: `items` holds at least input.len() bytes.
+    unsafe { std::ptr::copy_nonoverlapping(input.as_ptr(), items.as_mut_ptr() as *mut u8, input.len()) };
+    let data = items.as_mut_ptr() as *mut c_void;
+    // First a session without a buffer, to size the output for this mode.
+    // SAFETY: `items` outlives both sessions; the first one's stream is never written.
+    let max = unsafe { Session::new(mode, double, dims, data, std::ptr::null_mut(), 0)? }.maximum_size();
+    let mut out = vec![0u64; max.div_ceil(8) + 1];
+    // SAFETY: `out` holds `max` bytes (rounded up to words) and outlives the session.
+    let written = unsafe {
+        let s = Session::new(mode, double, dims, data, out.as_mut_ptr() as *mut u8, out.len() * 8)?;
+        z::zfp_compress(s.zfp, s.field)
+    };
+    if written == 0 || written > max {
+        return None;
+    }
+    let mut bytes = vec![0u8; written];
+    // SAFETY: `out` holds at least `written` bytes.
+    unsafe { std::ptr::copy_nonoverlapping(out.as_ptr() as *const u8, bytes.as_mut_ptr(), written) };
+    Some(bytes)
+}
+
+/// Decompress a stream into `output` (the items of a block of shape `dims`); `false` when
+/// ZFP fails.
+pub fn decompress(mode: Mode, double: bool, dims: &[usize], input: &[u8], output: &mut [u8]) -> bool {
+    let item = if double { 8 } else { 4 };
+    let Some(n) = item_count(dims, item, output.len()) else { return false };
+    let mut items = vec![0u64; (n * item).div_ceil(8)];
+    let data = items.as_mut_ptr() as *mut c_void;
+    // SAFETY: `items` outlives the sessions; the first one only sizes the stream.
+    let Some(max) = (unsafe { Session::new(mode, double, dims, data, std::ptr::null_mut(), 0) }).map(|s| s.maximum_size())
+    else {
+        return false;
+    };
+    // The stream, zero-padded to the most ZFP may read for this shape and mode.
+    let words = max.max(input.len()).div_ceil(8) + 2;
+    let mut stream = vec![0u64; words];
+    // SAFETY: `stream` holds at least input.len() bytes.
+    unsafe { std::ptr::copy_nonoverlapping(input.as_ptr(), stream.as_mut_ptr() as *mut u8, input.len()) };
+    // SAFETY: `stream` and `items` outlive the session.
+    let read = unsafe {
+        let Some(s) = Session::new(mode, double, dims, data, stream.as_mut_ptr() as *mut u8, words * 8) else { return false };
+        z::zfp_decompress(s.zfp, s.field)
+    };
+    if read == 0 {
+        return false;
+    }
+    // SAFETY: `items` holds output.len() bytes.
+    unsafe { std::ptr::copy_nonoverlapping(items.as_ptr() as *const u8, output.as_mut_ptr(), output.len()) };
+    true
+}

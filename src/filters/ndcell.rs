@@ -1,0 +1,332 @@
+//! The n-dimensional cell filters (`BLOSC_FILTER_NDCELL` 32 and `BLOSC_FILTER_NDMEAN` 33).
+//!
+//! Both cut a block of a b2nd array (its shape from the "b2nd" metalayer) into cells of
+//! `meta` items per side, the last cell of each dimension cut short by the block's edge,
+//! and write the cells one after the other, each in row-major order. NDCELL keeps the items
+//! (lossless: codecs then see neighbours in every dimension close together); NDMEAN
+//! replaces every item of a cell with the cell's mean (lossy, float32/float64 only), which
+//! the backward direction merely puts back in place.
+
+/// Most dimensions either filter handles.
+pub const MAX_DIM: usize = 8;
+
+/// Why a filter call failed; the plugins report every case as `BLOSC2_ERROR_FAILURE`.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Invalid;
+
+/// The cells of one block: for each cell, the runs of contiguous items (start item, length)
+/// it is made of, in the order the filters write them.
+struct Cells {
+    ndim: usize,
+    /// Items per side of a cell, per dimension.
+    cell: [i64; MAX_DIM],
+    block: [i64; MAX_DIM],
+    /// Item stride of each dimension inside the block.
+    stride: [i64; MAX_DIM],
+    /// Cells per dimension.
+    ncells: [i64; MAX_DIM],
+    /// What a cell's index along any dimension is multiplied by to get its first item:
+    /// the cell side. NDMEAN uses the first dimension's side for every dimension (as the
+    /// reference does), which only differs when the block is thinner than a cell in the
+    /// first dimension.
+    origin_side: i64,
+    nitems: i64,
+}
+
+impl Cells {
+    fn new(blockshape: &[i32], cell: &[i64], origin_side: i64) -> Result<Cells, Invalid> {
+        let ndim = blockshape.len();
+        if ndim == 0 || ndim > MAX_DIM || cell.len() != ndim {
+            return Err(Invalid);
+        }
+        let mut c = Cells {
+            ndim,
+            cell: [1; MAX_DIM],
+            block: [1; MAX_DIM],
+            stride: [1; MAX_DIM],
+            ncells: [1; MAX_DIM],
+            origin_side,
+            nitems: 1,
+        };
+        for i in 0..ndim {
+            if blockshape[i] <= 0 || cell[i] <= 0 {
+                return Err(Invalid);
+            }
+            c.block[i] = blockshape[i] as i64;
+            c.cell[i] = cell[i];
+            c.ncells[i] = (c.block[i] + cell[i] - 1) / cell[i];
+            c.nitems = c.nitems.checked_mul(c.block[i]).ok_or(Invalid)?;
+        }
+        for i in (0..ndim - 1).rev() {
+            c.stride[i] = c.stride[i + 1] * c.block[i + 1];
+        }
+        Ok(c)
+    }
+
+    /// Calls `f` with the runs of each cell in turn; `runs` is scratch space.
+    fn for_each(&self, mut f: impl FnMut(&[(usize, usize)]) -> Result<(), Invalid>) -> Result<(), Invalid> {
+        let n = self.ndim;
+        let total: i64 = self.ncells[..n].iter().product();
+        let mut runs: Vec<(usize, usize)> = Vec::new();
+        let mut idx = [0i64; MAX_DIM];
+        for _ in 0..total {
+            let mut orig = 0i64;
+            let mut extent = [0i64; MAX_DIM];
+            for d in 0..n {
+                orig += idx[d] * self.origin_side * self.stride[d];
+                let last = idx[d] == self.ncells[d] - 1;
+                let rem = self.block[d] % self.cell[d];
+                extent[d] = if last && rem != 0 { rem } else { self.cell[d] };
+            }
+            runs.clear();
+            let rows: i64 = extent[..n - 1].iter().product();
+            let mut k = [0i64; MAX_DIM];
+            for _ in 0..rows {
+                let start = orig + (0..n - 1).map(|d| k[d] * self.stride[d]).sum::<i64>();
+                let len = extent[n - 1];
+                if start < 0 || start + len > self.nitems {
+                    return Err(Invalid);
+                }
+                runs.push((start as usize, len as usize));
+                // Next row: the last of the leading dimensions moves fastest.
+                for d in (0..n - 1).rev() {
+                    k[d] += 1;
+                    if k[d] < extent[d] {
+                        break;
+                    }
+                    k[d] = 0;
+                }
+            }
+            f(&runs)?;
+            for d in (0..n).rev() {
+                idx[d] += 1;
+                if idx[d] < self.ncells[d] {
+                    break;
+                }
+                idx[d] = 0;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The checks both filters make on a block of `len` bytes: its shape must describe exactly
+/// `len` bytes of `typesize`-byte items.
+fn check_block(blockshape: &[i32], typesize: usize, len: usize) -> Result<(), Invalid> {
+    if typesize == 0 {
+        return Err(Invalid);
+    }
+    let mut bytes = typesize as i64;
+    for &b in blockshape {
+        if b <= 0 {
+            return Err(Invalid);
+        }
+        bytes = bytes.checked_mul(b as i64).ok_or(Invalid)?;
+        if bytes > len as i64 {
+            return Err(Invalid);
+        }
+    }
+    if bytes != len as i64 {
+        return Err(Invalid);
+    }
+    Ok(())
+}
+
+/// NDCELL: the side of a cell is `meta` (1..=255) in every dimension, and a whole cell must
+/// fit in the block.
+fn ndcell_cells(blockshape: &[i32], meta: u8, typesize: usize, len: usize) -> Result<Cells, Invalid> {
+    let ndim = blockshape.len();
+    if ndim == 0 || ndim > MAX_DIM || meta == 0 {
+        return Err(Invalid);
+    }
+    check_block(blockshape, typesize, len)?;
+    let side = meta as i64;
+    let cell_items = (0..ndim).try_fold(1i64, |acc, _| acc.checked_mul(side)).ok_or(Invalid)?;
+    if cell_items > (len / typesize) as i64 {
+        return Err(Invalid);
+    }
+    Cells::new(blockshape, &vec![side; ndim], side)
+}
+
+/// Gather the cells of `src` into `dst`, cell after cell.
+pub fn ndcell_forward(blockshape: &[i32], meta: u8, typesize: usize, src: &[u8], dst: &mut [u8]) -> Result<(), Invalid> {
+    let cells = ndcell_cells(blockshape, meta, typesize, src.len())?;
+    gather(&cells, typesize, src, dst)
+}
+
+/// Put cells written by [`ndcell_forward`] back in place.
+pub fn ndcell_backward(blockshape: &[i32], meta: u8, typesize: usize, src: &[u8], dst: &mut [u8]) -> Result<(), Invalid> {
+    let cells = ndcell_cells(blockshape, meta, typesize, src.len())?;
+    scatter(&cells, typesize, src, dst)
+}
+
+fn gather(cells: &Cells, ts: usize, src: &[u8], dst: &mut [u8]) -> Result<(), Invalid> {
+    if dst.len() != src.len() {
+        return Err(Invalid);
+    }
+    let mut op = 0usize;
+    cells.for_each(|runs| {
+        for &(start, len) in runs {
+            let n = len * ts;
+            dst[op..op + n].copy_from_slice(&src[start * ts..start * ts + n]);
+            op += n;
+        }
+        Ok(())
+    })?;
+    if op != src.len() {
+        return Err(Invalid);
+    }
+    Ok(())
+}
+
+/// The inverse of `gather`. As the reference, the block is accepted when the last run
+/// written ends at the block's end.
+fn scatter(cells: &Cells, ts: usize, src: &[u8], dst: &mut [u8]) -> Result<(), Invalid> {
+    if dst.len() != src.len() {
+        return Err(Invalid);
+    }
+    let mut ip = 0usize;
+    let mut end = 0usize;
+    cells.for_each(|runs| {
+        for &(start, len) in runs {
+            let n = len * ts;
+            if ip + n > src.len() {
+                return Err(Invalid);
+            }
+            dst[start * ts..start * ts + n].copy_from_slice(&src[ip..ip + n]);
+            ip += n;
+            end = start + len;
+        }
+        Ok(())
+    })?;
+    if end as i64 != cells.nitems {
+        return Err(Invalid);
+    }
+    Ok(())
+}
+
+/// NDMEAN: the side of a cell is `meta` (1..=127), clipped to the block in each dimension.
+fn ndmean_cells(blockshape: &[i32], meta: u8, typesize: usize, len: usize) -> Result<Cells, Invalid> {
+    let ndim = blockshape.len();
+    if ndim == 0 || ndim > MAX_DIM || meta == 0 || meta > 127 {
+        return Err(Invalid);
+    }
+    check_block(blockshape, typesize, len)?;
+    let cell: Vec<i64> = blockshape.iter().map(|&b| (meta as i64).min(b as i64)).collect();
+    Cells::new(blockshape, &cell, cell[0])
+}
+
+/// Replace each cell by as many copies of its mean as it has items, cell after cell.
+/// Means are summed in row order and divided in the item type, as the reference does, so
+/// both libraries write the same bytes.
+pub fn ndmean_forward(blockshape: &[i32], meta: u8, typesize: usize, src: &[u8], dst: &mut [u8]) -> Result<(), Invalid> {
+    if typesize != 4 && typesize != 8 {
+        return Err(Invalid);
+    }
+    let cells = ndmean_cells(blockshape, meta, typesize, src.len())?;
+    if dst.len() != src.len() {
+        return Err(Invalid);
+    }
+    let mut op = 0usize;
+    cells.for_each(|runs| {
+        let count: usize = runs.iter().map(|r| r.1).sum();
+        let n = count * typesize;
+        let out = &mut dst[op..op + n];
+        if typesize == 4 {
+            let mut sum = 0f32;
+            for &(start, len) in runs {
+                for c in src[start * 4..(start + len) * 4].chunks_exact(4) {
+                    sum += f32::from_le_bytes([c[0], c[1], c[2], c[3]]);
+                }
+            }
+            let mean = (sum / count as f32).to_le_bytes();
+            out.chunks_exact_mut(4).for_each(|o| o.copy_from_slice(&mean));
+        } else {
+            let mut sum = 0f64;
+            for &(start, len) in runs {
+                for c in src[start * 8..(start + len) * 8].chunks_exact(8) {
+                    sum += f64::from_le_bytes(c.try_into().unwrap_or([0; 8]));
+                }
+            }
+            let mean = (sum / count as f64).to_le_bytes();
+            out.chunks_exact_mut(8).for_each(|o| o.copy_from_slice(&mean));
+        }
+        op += n;
+        Ok(())
+    })?;
+    if op != src.len() {
+        return Err(Invalid);
+    }
+    Ok(())
+}
+
+/// Put the cells written by [`ndmean_forward`] back in place (the means stay).
+pub fn ndmean_backward(blockshape: &[i32], meta: u8, typesize: usize, src: &[u8], dst: &mut [u8]) -> Result<(), Invalid> {
+    let cells = ndmean_cells(blockshape, meta, typesize, src.len())?;
+    scatter(&cells, typesize, src, dst)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn iota(n: usize) -> Vec<u8> {
+        (0..n).map(|i| i as u8).collect()
+    }
+
+    #[test]
+    fn ndcell_matches_the_documented_2d_layout() {
+        // A 4x8 block of bytes with 2x2 cells.
+        let src = iota(32);
+        let mut dst = vec![0; 32];
+        ndcell_forward(&[4, 8], 2, 1, &src, &mut dst).unwrap();
+        assert_eq!(&dst[..8], &[0, 1, 8, 9, 2, 3, 10, 11]);
+        assert_eq!(&dst[16..20], &[16, 17, 24, 25]);
+        let mut back = vec![0; 32];
+        ndcell_backward(&[4, 8], 2, 1, &dst, &mut back).unwrap();
+        assert_eq!(back, src);
+    }
+
+    #[test]
+    fn ndcell_round_trips_uneven_blocks_in_every_dimension_count() {
+        for (bs, meta, ts) in [
+            (vec![7], 3u8, 4usize),
+            (vec![5, 7], 3, 2),
+            (vec![3, 5, 7], 2, 8),
+            (vec![3, 4, 5, 3], 2, 1),
+        ] {
+            let n: usize = bs.iter().map(|&b| b as usize).product::<usize>() * ts;
+            let src: Vec<u8> = (0..n).map(|i| (i * 7 % 251) as u8).collect();
+            let mut mid = vec![0; n];
+            let mut back = vec![0; n];
+            ndcell_forward(&bs, meta, ts, &src, &mut mid).unwrap();
+            ndcell_backward(&bs, meta, ts, &mid, &mut back).unwrap();
+            assert_eq!(back, src, "{bs:?}");
+        }
+    }
+
+    #[test]
+    fn bad_parameters_are_refused() {
+        let src = iota(32);
+        let mut dst = vec![0; 32];
+        assert_eq!(ndcell_forward(&[4, 8], 0, 1, &src, &mut dst), Err(Invalid));
+        // A cell of 6x6 items is more than the 4x8 block holds.
+        assert_eq!(ndcell_forward(&[4, 8], 6, 1, &src, &mut dst), Err(Invalid));
+        assert_eq!(ndcell_forward(&[4, 4], 2, 1, &src, &mut dst), Err(Invalid));
+        assert_eq!(ndmean_forward(&[4, 8], 2, 1, &src, &mut dst), Err(Invalid));
+        assert_eq!(ndmean_forward(&[2, 4], 128, 4, &src, &mut dst), Err(Invalid));
+    }
+
+    #[test]
+    fn ndmean_writes_cell_means() {
+        let vals: Vec<f32> = (0..8).map(|i| i as f32).collect();
+        let src: Vec<u8> = vals.iter().flat_map(|v| v.to_le_bytes()).collect();
+        let mut mid = vec![0; 32];
+        ndmean_forward(&[2, 4], 2, 4, &src, &mut mid).unwrap();
+        let mut back = vec![0; 32];
+        ndmean_backward(&[2, 4], 2, 4, &mid, &mut back).unwrap();
+        let out: Vec<f32> = back.chunks_exact(4).map(|c| f32::from_le_bytes(c.try_into().unwrap())).collect();
+        // Cells {0,1,4,5} and {2,3,6,7}.
+        assert_eq!(out, vec![2.5, 2.5, 4.5, 4.5, 2.5, 2.5, 4.5, 4.5]);
+    }
+}

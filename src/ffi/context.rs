@@ -80,6 +80,9 @@ struct CPrefilter {
     f: unsafe extern "C" fn(*mut blosc2_prefilter_params) -> c_int,
     template: blosc2_prefilter_params,
     ctx: SendPtr,
+    /// `cparams.schunk`: the chunk number of a call made outside the super-chunk's own
+    /// operations is the `current_nchunk` its public struct holds then.
+    schunk: SendPtr,
     tmp: ThreadTmp,
 }
 // SAFETY: the template only holds the user's opaque pointers (see SendPtr).
@@ -95,7 +98,7 @@ impl Prefilter for CPrefilter {
             p.output_size = info.size;
             p.output_typesize = info.typesize;
             p.output_offset = info.offset;
-            p.nchunk = info.nchunk;
+            p.nchunk = chunk_number(info.nchunk, self.schunk.0);
             p.nblock = info.nblock;
             p.tid = info.tid;
             p.ttmp = tmp;
@@ -113,6 +116,8 @@ struct CPostfilter {
     f: unsafe extern "C" fn(*mut blosc2_postfilter_params) -> c_int,
     template: blosc2_postfilter_params,
     ctx: SendPtr,
+    /// `dparams.schunk`, as for the prefilter.
+    schunk: SendPtr,
     tmp: ThreadTmp,
 }
 // SAFETY: as for CPrefilter.
@@ -128,7 +133,7 @@ impl Postfilter for CPostfilter {
             p.size = info.size;
             p.typesize = info.typesize;
             p.offset = info.offset;
-            p.nchunk = info.nchunk;
+            p.nchunk = chunk_number(info.nchunk, self.schunk.0);
             p.nblock = info.nblock;
             p.tid = info.tid;
             p.ttmp = tmp;
@@ -138,6 +143,18 @@ impl Postfilter for CPostfilter {
             unsafe { (self.f)(&mut p) }
         })
     }
+}
+
+/// The chunk number callbacks see: the one a super-chunk operation is working on, or, for a
+/// chunk compressed or decompressed directly with a context naming a super-chunk, the
+/// `current_nchunk` of that super-chunk's public struct, which callers set before such calls
+/// (as python-blosc2 does); -1 without a super-chunk.
+fn chunk_number(engine_nchunk: i64, schunk: *mut c_void) -> i64 {
+    if engine_nchunk >= 0 || schunk.is_null() {
+        return engine_nchunk;
+    }
+    // SAFETY: per the API a non-NULL `schunk` in the parameters is a live blosc2_schunk.
+    unsafe { (*(schunk as *const blosc2_schunk)).current_nchunk }
 }
 
 /// Apply the environment overrides the reference honours for contexts.
@@ -338,7 +355,8 @@ pub extern "C" fn blosc2_create_cctx(cparams: blosc2_cparams) -> *mut blosc2_con
             Err(_) => return std::ptr::null_mut(),
         }
         if let (Some(f), Some(pp)) = (cp.prefilter, ctx.preparams.as_deref()) {
-            let pf = CPrefilter { f, template: *pp, ctx: SendPtr(self_ptr), tmp: ThreadTmp::new() };
+            let schunk = SendPtr(cp.schunk);
+            let pf = CPrefilter { f, template: *pp, ctx: SendPtr(self_ptr), schunk, tmp: ThreadTmp::new() };
             if let Engine::Compress(c) = &mut ctx.engine {
                 c.prefilter = Some(Arc::new(pf));
             }
@@ -383,7 +401,8 @@ pub extern "C" fn blosc2_create_dctx(dparams: blosc2_dparams) -> *mut blosc2_con
         });
         let self_ptr = &mut *ctx as *mut Context as *mut c_void;
         if let (Some(f), Some(pp)) = (dp.postfilter, ctx.postparams.as_deref()) {
-            let pf = CPostfilter { f, template: *pp, ctx: SendPtr(self_ptr), tmp: ThreadTmp::new() };
+            let schunk = SendPtr(dp.schunk);
+            let pf = CPostfilter { f, template: *pp, ctx: SendPtr(self_ptr), schunk, tmp: ThreadTmp::new() };
             if let Engine::Decompress(d) = &mut ctx.engine {
                 d.postfilter = Some(Arc::new(pf));
             }

@@ -1898,8 +1898,10 @@ int blosc2_vlcompress_ctx(blosc2_context *context,
 BLOSC_EXPORT void blosc2_set_threads_callback(blosc_threads_callback callback, void *callback_data);
 
 /**
- * Register user I/O callbacks under an id from `BLOSC2_IO_REGISTERED` on. Registering an
- * id twice keeps the first registration and succeeds, as the reference does.
+ * Register user I/O callbacks under an id from `BLOSC2_IO_REGISTERED` on. As in the
+ * reference, registering an id again under the same name keeps the first registration and
+ * succeeds, under another name it is `BLOSC2_ERROR_PLUGIN_IO`; NULL is
+ * `BLOSC2_ERROR_INVALID_PARAM`.
  *
  * # Safety
  * `io` NULL or valid; its callbacks and name must stay valid for the process lifetime.
@@ -1907,7 +1909,8 @@ BLOSC_EXPORT void blosc2_set_threads_callback(blosc_threads_callback callback, v
 BLOSC_EXPORT int blosc2_register_io_cb(const struct blosc2_io_cb *io);
 
 /**
- * The callbacks registered under `id` (0 is the built-in filesystem backend), or NULL.
+ * The callbacks registered under `id` (0 is the built-in filesystem backend), or NULL; NULL
+ * also outside `blosc2_init`/`blosc2_destroy`, as in the reference.
  */
 BLOSC_EXPORT struct blosc2_io_cb *blosc2_get_io_cb(uint8_t id);
 

@@ -121,7 +121,7 @@ BLOSC_EXPORT void *blosc2_stdio_open(const char *urlpath, const char *mode, void
 BLOSC_EXPORT int blosc2_stdio_close(void *stream);
 
 /**
- * Size of the file in bytes.
+ * Size of the file in bytes; the file position is left where it was.
  *
  * # Safety
  * `stream` from `blosc2_stdio_open`.
@@ -129,7 +129,8 @@ BLOSC_EXPORT int blosc2_stdio_close(void *stream);
 BLOSC_EXPORT int64_t blosc2_stdio_size(void *stream);
 
 /**
- * Write `nitems` items of `size` bytes at `position`; returns the items written.
+ * Write `nitems` items of `size` bytes at `position`; returns the items written. The FILE
+ * position does not move.
  *
  * # Safety
  * `ptr` readable for `size * nitems` bytes; `stream` from `blosc2_stdio_open`.
@@ -143,6 +144,7 @@ int64_t blosc2_stdio_write(const void *ptr,
 
 /**
  * Read `nitems` items of `size` bytes at `position` into `*ptr`; returns the items read.
+ * The FILE position does not move.
  *
  * # Safety
  * `*ptr` writable for `size * nitems` bytes; `stream` from `blosc2_stdio_open`.

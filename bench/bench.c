@@ -3,6 +3,10 @@
  *   dataset codec filter clevel nthreads nbytes cbytes cspeed_GBps dspeed_GBps
  * plus a memcpy line (the ceiling). Usage: bench [seconds_per_measure] [rainfall.bin] [codec]
  *
+ * plugins mode: bench plugins [seconds_per_measure] times NDLZ, ZFP (three modes), ndcell and
+ * ndmean on b2nd arrays in memory (b2nd_from_cbuffer compresses, b2nd_to_cbuffer decompresses):
+ *   plugin config meta nbytes cbytes cspeed_GBps dspeed_GBps
+ *
  * b2nd mode: bench b2nd [seconds_per_measure] [workdir] times b2nd_get_slice_cbuffer and
  * b2nd_set_slice_cbuffer on 2-D and 3-D arrays (a small slice inside one block, one whole
  * chunk, a chunk-sized slice across chunk edges) in memory and in a frame file:
@@ -15,6 +19,8 @@
 #include <time.h>
 #include "blosc2.h"
 #include "b2nd.h"
+#include "blosc2/codecs-registry.h"
+#include "blosc2/filters-registry.h"
 
 static double now(void) {
   struct timespec t;
@@ -129,7 +135,97 @@ static int bench_b2nd(double budget, const char *dir) {
   return 0;
 }
 
+typedef struct {
+  b2nd_context_t *ctx;
+  const void *src;
+  int64_t n;
+  b2nd_array_t *arr;
+  void *back;
+} plugin_job;
+static int do_pc(void *p) {
+  plugin_job *j = p;
+  if (j->arr) b2nd_free(j->arr);
+  j->arr = NULL;
+  return b2nd_from_cbuffer(j->ctx, &j->arr, j->src, j->n);
+}
+static int do_pd(void *p) {
+  plugin_job *j = p;
+  return b2nd_to_cbuffer(j->arr, j->back, j->n);
+}
+
+/* The n-dimensional plugins on a smooth 2-D field (NDLZ on its bytes, the others on float32
+   and float64), one thread. */
+static int bench_plugins(double budget) {
+  const int64_t shape[2] = {1024, 1024};
+  const int32_t chunk[2] = {256, 256}, block[2] = {64, 64};
+  struct { const char *name; int ts; int codec; int meta; int filter; int fmeta; } cfgs[] = {
+    {"ndlz", 1, BLOSC_CODEC_NDLZ, 4, 0, 0},
+    {"ndlz", 1, BLOSC_CODEC_NDLZ, 8, 0, 0},
+    {"zfp_acc", 4, BLOSC_CODEC_ZFP_FIXED_ACCURACY, (uint8_t)-3, 0, 0},
+    {"zfp_acc", 8, BLOSC_CODEC_ZFP_FIXED_ACCURACY, (uint8_t)-3, 0, 0},
+    {"zfp_prec", 4, BLOSC_CODEC_ZFP_FIXED_PRECISION, 16, 0, 0},
+    {"zfp_prec", 8, BLOSC_CODEC_ZFP_FIXED_PRECISION, 24, 0, 0},
+    {"zfp_rate", 4, BLOSC_CODEC_ZFP_FIXED_RATE, 30, 0, 0},
+    {"zfp_rate", 8, BLOSC_CODEC_ZFP_FIXED_RATE, 30, 0, 0},
+    {"ndcell", 4, BLOSC_LZ4, 5, BLOSC_FILTER_NDCELL, 4},
+    {"ndcell", 8, BLOSC_ZSTD, 5, BLOSC_FILTER_NDCELL, 4},
+    {"ndmean", 4, BLOSC_LZ4, 5, BLOSC_FILTER_NDMEAN, 4},
+    {"ndmean", 8, BLOSC_ZSTD, 5, BLOSC_FILTER_NDMEAN, 4},
+  };
+  int64_t n = shape[0] * shape[1];
+  for (size_t c = 0; c < sizeof cfgs / sizeof *cfgs; c++) {
+    int ts = cfgs[c].ts;
+    unsigned char *data = malloc(n * ts), *back = malloc(n * ts);
+    for (int64_t i = 0; i < n; i++) {
+      double v = sin((i / shape[1]) * 0.01) * cos((i % shape[1]) * 0.013) * 100.0;
+      if (ts == 8) ((double *)data)[i] = v;
+      else if (ts == 4) ((float *)data)[i] = (float)v;
+      else data[i] = (unsigned char)(((i / shape[1]) / 16 + (i % shape[1]) / 16) & 0xff);
+    }
+    blosc2_cparams cp = BLOSC2_CPARAMS_DEFAULTS;
+    cp.typesize = ts; cp.nthreads = 1; cp.clevel = 5;
+    cp.compcode = cfgs[c].codec;
+    cp.compcode_meta = (uint8_t)(cfgs[c].filter ? 0 : cfgs[c].meta);
+    cp.clevel = cfgs[c].filter ? (uint8_t)cfgs[c].meta : 5;
+    for (int f = 0; f < BLOSC2_MAX_FILTERS; f++) { cp.filters[f] = 0; cp.filters_meta[f] = 0; }
+    if (cfgs[c].filter) {
+      cp.filters[BLOSC2_MAX_FILTERS - 2] = (uint8_t)cfgs[c].filter;
+      cp.filters_meta[BLOSC2_MAX_FILTERS - 2] = (uint8_t)cfgs[c].fmeta;
+      cp.filters[BLOSC2_MAX_FILTERS - 1] = BLOSC_SHUFFLE;
+    }
+    blosc2_dparams dp = BLOSC2_DPARAMS_DEFAULTS;
+    dp.nthreads = 1;
+    blosc2_storage st = {.contiguous = false, .cparams = &cp, .dparams = &dp};
+    b2nd_context_t *ctx = b2nd_create_ctx(&st, 2, shape, chunk, block, NULL, 0, NULL, 0);
+    plugin_job j = {ctx, data, n * ts, NULL, back};
+    int rc;
+    double tc = measure(budget, do_pc, &j, &rc);
+    if (rc < 0 || ctx == NULL) {
+      fprintf(stderr, "error: %s ts %d: %d\n", cfgs[c].name, ts, rc);
+      return 1;
+    }
+    double td = measure(budget, do_pd, &j, &rc);
+    if (rc < 0) {
+      fprintf(stderr, "error: %s ts %d decompress: %d\n", cfgs[c].name, ts, rc);
+      return 1;
+    }
+    printf("plugin %s ts%d %d %lld %lld %.3f %.3f\n", cfgs[c].name, ts, cfgs[c].filter ? cfgs[c].fmeta : cfgs[c].meta,
+           (long long)(n * ts), (long long)j.arr->sc->cbytes, n * ts / tc / 1e9, n * ts / td / 1e9);
+    fflush(stdout);
+    b2nd_free(j.arr);
+    b2nd_free_ctx(ctx);
+    free(data); free(back);
+  }
+  return 0;
+}
+
 int main(int argc, char **argv) {
+  if (argc > 1 && strcmp(argv[1], "plugins") == 0) {
+    blosc2_init();
+    int rc = bench_plugins(argc > 2 ? atof(argv[2]) : 0.15);
+    blosc2_destroy();
+    return rc;
+  }
   if (argc > 1 && strcmp(argv[1], "b2nd") == 0) {
     blosc2_init();
     int rc = bench_b2nd(argc > 2 ? atof(argv[2]) : 0.15, argc > 3 ? argv[3] : ".");

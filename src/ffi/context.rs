@@ -512,6 +512,7 @@ pub unsafe extern "C" fn blosc2_compress_ctx(
         // SAFETY: per contract.
         let Some(c) = (unsafe { ctx_mut(context) }) else { return Error::NullPointer.code() };
         let Engine::Compress(comp) = &mut c.engine else { return Error::InvalidParam.code() };
+        refresh_schunk_view(&mut comp.call, c.cparams.schunk);
         if srcsize < 0 || destsize < 0 {
             return Error::InvalidParam.code();
         }
@@ -609,7 +610,21 @@ pub unsafe extern "C" fn blosc2_getitem_bytes_ctx(
 pub fn lazy_capable(c: &mut Context) -> Option<&mut Decompressor> {
     let Engine::Decompress(d) = &mut c.engine else { return None };
     d.lazy = super::lazy_readers::reader_for(c.dparams.schunk);
+    refresh_schunk_view(&mut d.call, c.dparams.schunk);
     Some(d)
+}
+
+/// Read again what codecs and filters learn from the context's super-chunk (its typesize and
+/// "b2nd" shapes), as the reference's plugins read them at each call: metalayers are often
+/// added after the super-chunk and its contexts were made (b2nd arrays are).
+fn refresh_schunk_view(call: &mut CallContext, schunk: *mut c_void) {
+    if schunk.is_null() {
+        return;
+    }
+    if let Some(t) = schunk_typesize(schunk) {
+        call.codec.schunk_typesize = Some(t);
+    }
+    call.codec.b2nd = schunk_b2nd(schunk);
 }
 
 /// Getitem may be called on a compression context too; it then uses a side decompressor
@@ -623,6 +638,7 @@ fn dec_of_any(c: &mut Context) -> &mut Decompressor {
             d
         });
         d.lazy = super::lazy_readers::reader_for(schunk);
+        refresh_schunk_view(&mut d.call, schunk);
         return d;
     }
     lazy_capable(c).expect("a decompression context")
@@ -698,6 +714,7 @@ pub unsafe extern "C" fn blosc2_vlcompress_ctx(
         // SAFETY: per contract.
         let Some(c) = (unsafe { ctx_mut(context) }) else { return Error::NullPointer.code() };
         let Engine::Compress(comp) = &mut c.engine else { return Error::InvalidParam.code() };
+        refresh_schunk_view(&mut comp.call, c.cparams.schunk);
         if nblocks <= 0 || destsize < 0 {
             return Error::InvalidParam.code();
         }

@@ -4,7 +4,8 @@
 # on every run. Tests that load the reference library are skipped: the reference here is an
 # x86-64 build.
 #
-# Needs: rustup target aarch64-unknown-linux-gnu, gcc-aarch64-linux-gnu, qemu-user, and
+# Needs: rustup target aarch64-unknown-linux-gnu, gcc-/g++-aarch64-linux-gnu (zfp-sys runs
+# cmake, which wants both), qemu-user, and
 # libsnappy-dev:arm64 (Debian multiarch; the snappy tests link the real libsnappy). .ci/run
 # installs them. Without them this step says so and passes, unless BLOSC2_REQUIRE_AARCH64=1
 # (set by .ci/run), where a missing tool is a failure.
@@ -15,6 +16,7 @@ target=aarch64-unknown-linux-gnu
 missing=()
 rustup target list --installed 2>/dev/null | grep -qx "$target" || missing+=("rustup target $target")
 command -v aarch64-linux-gnu-gcc >/dev/null || missing+=(gcc-aarch64-linux-gnu)
+command -v aarch64-linux-gnu-g++ >/dev/null || missing+=(g++-aarch64-linux-gnu)
 command -v qemu-aarch64 >/dev/null || missing+=(qemu-user)
 [ -e /usr/lib/aarch64-linux-gnu/libsnappy.so ] || missing+=(libsnappy-dev:arm64)
 [ -e /lib/ld-linux-aarch64.so.1 ] || missing+=(libc6:arm64)

@@ -25,6 +25,9 @@ pub enum Engine {
 
 /// What a `blosc2_context*` points to.
 pub struct Context {
+    /// Unique for the life of the process: a context freed and another made at the same
+    /// address still tell apart (super-chunks notice contexts their callers replaced).
+    pub id: u64,
     pub engine: Engine,
     /// The parameters as the user gave them (after env overrides), for `ctx_get_*params`.
     pub cparams: blosc2_cparams,
@@ -36,6 +39,11 @@ pub struct Context {
     side: Option<Decompressor>,
     /// The user tuner started for this (compression) context, if any.
     tuner: Option<Arc<super::tuner::TunerHooks>>,
+}
+
+fn next_context_id() -> u64 {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+    NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
 }
 
 /// Raw pointers carried into worker threads; only handed back to C callbacks.
@@ -333,6 +341,7 @@ pub extern "C" fn blosc2_create_cctx(cparams: blosc2_cparams) -> *mut blosc2_con
             None
         };
         let mut ctx = Box::new(Context {
+            id: next_context_id(),
             engine: Engine::Compress(comp),
             cparams: cp,
             dparams: BLOSC2_DPARAMS_DEFAULTS,
@@ -391,6 +400,7 @@ pub extern "C" fn blosc2_create_dctx(dparams: blosc2_dparams) -> *mut blosc2_con
             None
         };
         let mut ctx = Box::new(Context {
+            id: next_context_id(),
             engine: Engine::Decompress(dec),
             cparams: BLOSC2_CPARAMS_DEFAULTS,
             dparams: dp,

@@ -16,7 +16,7 @@ use libc::{c_char, c_int, c_void};
 
 use super::abi::*;
 use super::boundary::{cstr, guard, slice, slice_mut, PANIC_CODE};
-use super::context::{blosc2_create_cctx, blosc2_create_dctx, blosc2_free_ctx, core_cparams, ctx_mut, Engine};
+use super::context::{blosc2_create_cctx, blosc2_create_dctx, blosc2_free_ctx, core_cparams, ctx_mut, Context, Engine};
 use crate::chunk::header::{ChunkHeader, MIN_HEADER_LENGTH};
 use crate::chunk::{DecompressParams, Special};
 use crate::error::{Error, Result};
@@ -40,6 +40,9 @@ pub struct Handle {
     /// How much of the public `data` array (chunk addresses of an in-memory super-chunk)
     /// is current: valid entries, and the store's edit count they were taken at.
     data_view: (usize, u64),
+    /// The public fields C code may write, as the last [`Handle::sync`] left them: a
+    /// difference at the next call is the caller's change, taken in by [`Handle::absorb`].
+    seen: Seen,
     /// I/O backend bookkeeping (user callbacks), released at free.
     pub io_release: Option<Box<dyn FnOnce() + Send>>,
 }
@@ -111,8 +114,9 @@ fn lock(shared: &Shared) -> Result<Locked<'_>> {
     if LOCKED_HERE.with(|l| l.borrow().contains(&key)) {
         return Err(Error::Lock);
     }
-    let guard = shared.lock().unwrap_or_else(|e| e.into_inner());
+    let mut guard = shared.lock().unwrap_or_else(|e| e.into_inner());
     LOCKED_HERE.with(|l| l.borrow_mut().push(key));
+    guard.absorb();
     Ok(Locked { guard, key })
 }
 
@@ -253,7 +257,129 @@ fn alloc_storage(
     })
 }
 
+/// The caller-writable fields of the public struct, as published.
+#[derive(Clone, Copy, PartialEq)]
+struct Seen {
+    /// The contexts, by pointer and by [`Context::id`] (a replacement may reuse the address).
+    cctx: (*mut blosc2_context, u64),
+    dctx: (*mut blosc2_context, u64),
+    compcode: u8,
+    compcode_meta: u8,
+    clevel: u8,
+    splitmode: u8,
+    typesize: i32,
+    chunksize: i32,
+    filters: [u8; BLOSC2_MAX_FILTERS],
+    filters_meta: [u8; BLOSC2_MAX_FILTERS],
+    current_nchunk: i64,
+}
+
+impl Default for Seen {
+    fn default() -> Seen {
+        Seen {
+            cctx: (std::ptr::null_mut(), 0),
+            dctx: (std::ptr::null_mut(), 0),
+            compcode: 0,
+            compcode_meta: 0,
+            clevel: 0,
+            splitmode: 0,
+            typesize: 0,
+            chunksize: 0,
+            filters: [0; BLOSC2_MAX_FILTERS],
+            filters_meta: [0; BLOSC2_MAX_FILTERS],
+            current_nchunk: 0,
+        }
+    }
+}
+
+/// The id of a context of ours (0 for NULL).
+fn context_id(ctx: *mut blosc2_context) -> u64 {
+    // SAFETY: a context pointer in the public struct is NULL or a live context.
+    unsafe { ctx_mut(ctx) }.map_or(0, |c| c.id)
+}
+
+impl Seen {
+    fn of(s: &blosc2_schunk) -> Seen {
+        Seen {
+            cctx: (s.cctx, context_id(s.cctx)),
+            dctx: (s.dctx, context_id(s.dctx)),
+            compcode: s.compcode,
+            compcode_meta: s.compcode_meta,
+            clevel: s.clevel,
+            splitmode: s.splitmode,
+            typesize: s.typesize,
+            chunksize: s.chunksize,
+            filters: s.filters,
+            filters_meta: s.filters_meta,
+            current_nchunk: s.current_nchunk,
+        }
+    }
+}
+
 impl Handle {
+    /// Take in what C code wrote into the public struct since the last call, as the
+    /// reference (which keeps no other copy) sees it: contexts it replaced (python-blosc2
+    /// frees `schunk->cctx`/`dctx` and makes new ones when parameters change), the parameter
+    /// fields the frame header records, `chunksize` and `current_nchunk`.
+    fn absorb(&mut self) {
+        // SAFETY: public is live while the handle exists; we hold the handle's lock.
+        let now = Seen::of(unsafe { &*self.public });
+        let was = self.seen;
+        if now == was {
+            return;
+        }
+        if now.cctx != was.cctx {
+            // SAFETY: a context pointer in the public struct is NULL or a live context.
+            if let Some(Context { engine: Engine::Compress(comp), .. }) = unsafe { ctx_mut(now.cctx.0) } {
+                let (params, prefilter, tuner, call) =
+                    (comp.params.clone(), comp.prefilter.clone(), comp.tuner.clone(), comp.call.clone());
+                let c = self.sc.compressor();
+                c.params = params;
+                c.prefilter = prefilter;
+                c.tuner = tuner;
+                self.sc.set_compress_call(call);
+            }
+        }
+        if now.dctx != was.dctx {
+            // SAFETY: as above.
+            if let Some(Context { engine: Engine::Decompress(dec), .. }) = unsafe { ctx_mut(now.dctx.0) } {
+                let (params, postfilter, call) = (dec.params.clone(), dec.postfilter.clone(), dec.call.clone());
+                let d = self.sc.decompressor();
+                d.params = params;
+                d.postfilter = postfilter;
+                self.sc.set_decompress_call(call);
+            }
+        }
+        let p = self.sc.cparams_mut();
+        if now.compcode != was.compcode {
+            p.compcode = now.compcode;
+        }
+        if now.compcode_meta != was.compcode_meta {
+            p.compcode_meta = now.compcode_meta;
+        }
+        if now.clevel != was.clevel {
+            p.clevel = now.clevel;
+        }
+        if now.splitmode != was.splitmode {
+            p.splitmode = now.splitmode as i32;
+        }
+        if now.typesize != was.typesize && now.typesize > 0 {
+            p.typesize = now.typesize;
+        }
+        if now.filters != was.filters {
+            p.filters = now.filters;
+        }
+        if now.filters_meta != was.filters_meta {
+            p.filters_meta = now.filters_meta;
+        }
+        if now.chunksize != was.chunksize {
+            self.sc.set_chunksize(now.chunksize);
+        }
+        if now.current_nchunk != was.current_nchunk {
+            self.current_nchunk = now.current_nchunk;
+        }
+    }
+
     /// The public struct's storage copy.
     fn storage(&self) -> Option<&blosc2_storage> {
         // SAFETY: public is live while the handle exists; storage is ours or NULL.
@@ -324,6 +450,7 @@ impl Handle {
             s.nvlmetalayers = vls.len().min(BLOSC2_MAX_VLMETALAYERS) as i16;
             self.vlmeta_shadow = vls;
         }
+        self.seen = Seen::of(s);
     }
 }
 
@@ -453,6 +580,7 @@ pub fn register(
         current_nchunk: 0,
         change_tick: 0,
         data_view: (0, 0),
+        seen: Seen::default(),
         io_release: None,
     };
     h.sync();

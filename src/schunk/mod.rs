@@ -220,6 +220,13 @@ impl SuperChunk {
         &self.dparams
     }
 
+    /// The parameters the frame header records, as C code may change them by writing the
+    /// public struct's fields (python-blosc2 does when it swaps the contexts); the frame
+    /// header takes them with its next write.
+    pub fn cparams_mut(&mut self) -> &mut CompressParams {
+        &mut self.cparams
+    }
+
     /// The compression context (to set prefilters and the like).
     pub fn compressor(&mut self) -> &mut Compressor {
         &mut self.cctx

@@ -583,6 +583,60 @@ fn pick(full: &[u8], shape: &[i64], ts: usize, lists: &[Vec<i64>]) -> Vec<u8> {
     }
 }
 
+/// Whether every chunk of the array is one the array's geometry asks for: as many chunks as
+/// the chunk grid holds, each a valid chunk of the array's typesize, padded-chunk size and
+/// block size, none "uninitialised". Only then are the array's items defined: a damaged frame
+/// can hold chunks of the wrong size or uninitialised ones, whose bytes the reference leaves
+/// unspecified (it decompresses into an uninitialised buffer and ignores a short result), or
+/// chunks whose blocks are not the array's blocks, so reading some blocks only (both
+/// libraries mask blocks out by the array's block numbering) picks other bytes than a whole
+/// decompression. The target compares two reads of the same items only for well-formed arrays.
+///
+/// # Safety
+/// `a` is a live array.
+unsafe fn b2nd_well_formed(a: &blosc2::ffi::abi::b2nd_array_t, ts: i32) -> bool {
+    use blosc2::ffi::schunk::blosc2_schunk_get_chunk;
+    let ndim = a.ndim as usize;
+    let mut grid: i128 = 1;
+    for d in 0..ndim {
+        if a.chunkshape[d] <= 0 {
+            return false;
+        }
+        grid *= (a.shape[d] as i128 + a.chunkshape[d] as i128 - 1) / a.chunkshape[d] as i128;
+    }
+    // SAFETY: the array's super-chunk is live while the array is.
+    let nchunks = unsafe { (*a.sc).nchunks };
+    if nchunks as i128 != grid || nchunks > 256 || !(1..=255).contains(&ts) {
+        return false;
+    }
+    let want = a.extchunknitems as i128 * ts as i128;
+    (0..nchunks).all(|n| {
+        let mut chunk: *mut u8 = std::ptr::null_mut();
+        let mut needs_free = false;
+        // SAFETY: live super-chunk; out-pointers are locals.
+        let len = unsafe { blosc2_schunk_get_chunk(a.sc, n, &mut chunk, &mut needs_free) };
+        if len <= 0 || chunk.is_null() {
+            return false;
+        }
+        // SAFETY: the library returned `len` readable bytes, freed once below when it says so.
+        let ok = unsafe {
+            let c = std::slice::from_raw_parts(chunk, len as usize);
+            let mut nbytes = 0usize;
+            let valid = c.len() >= 32
+                && blosc1_cbuffer_validate(chunk as *const c_void, c.len(), &mut nbytes) == 0
+                && c[3] as i32 == ts
+                && nbytes as i128 == want
+                && i32::from_le_bytes(c[8..12].try_into().unwrap()) as i128 == a.blocknitems as i128 * ts as i128
+                && (c[BLOSC2_CHUNK_BLOSC2_FLAGS as usize] >> 4) as i32 & BLOSC2_SPECIAL_MASK != BLOSC2_SPECIAL_UNINIT;
+            if needs_free {
+                libc::free(chunk as *mut c_void);
+            }
+            valid
+        };
+        ok
+    })
+}
+
 /// Read what the input asks of an opened array: the whole array (right-sized and one byte
 /// short), three slices and two orthogonal selections, each into a guarded buffer.
 ///
@@ -605,6 +659,8 @@ unsafe fn b2nd_reads(arr: *mut blosc2::ffi::abi::b2nd_array_t, ctl: &Ctl) -> B2n
     if a.extchunknitems as i128 * ts as i128 > B2ND_MAX_CHUNK_BYTES || a.extchunknitems < 0 {
         return reads;
     }
+    // SAFETY: live per contract.
+    let defined = unsafe { b2nd_well_formed(a, ts) };
     let mut rng = Xs(u64::from_le_bytes(std::array::from_fn(|i| ctl.u8(i))) | 1);
     let flags = ctl.u8(0);
 
@@ -673,7 +729,7 @@ unsafe fn b2nd_reads(arr: *mut blosc2::ffi::abi::b2nd_array_t, ctl: &Ctl) -> B2n
         if rc == 0 {
             assert!(inside, "b2nd_get_slice_cbuffer read [{:?}, {:?}) of shape {shape:?}", &start[..ndim], &stop[..ndim]);
             let exact = (0..ndim).all(|d| bshape[d] == stop[d] - start[d]);
-            if let (true, Some(full)) = (exact, &reads.full) {
+            if let (true, true, Some(full)) = (defined, exact, &reads.full) {
                 let want = extract(full, shape, ts as usize, &start[..ndim], &stop[..ndim]);
                 assert!(out.data() == want, "b2nd_get_slice_cbuffer differs from b2nd_to_cbuffer's items");
             }
@@ -718,7 +774,7 @@ unsafe fn b2nd_reads(arr: *mut blosc2::ffi::abi::b2nd_array_t, ctl: &Ctl) -> B2n
         out.check("b2nd_get_orthogonal_selection");
         assert!(rc <= 0, "b2nd_get_orthogonal_selection returned {rc}");
         // A 0-d array has no index lists, and a selection of it reads nothing (src/b2nd/ortho.rs).
-        if rc == 0 && inside && ndim > 0 {
+        if rc == 0 && inside && ndim > 0 && defined {
             if let Some(full) = &reads.full {
                 let want = pick(full, shape, ts as usize, &lists);
                 assert!(out.data() == want, "b2nd_get_orthogonal_selection differs from b2nd_to_cbuffer's items");

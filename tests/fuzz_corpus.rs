@@ -113,6 +113,11 @@ fn replay_vlblocks_corpus() {
     replay("vlblocks", fuzz_common::fuzz_vlblocks);
 }
 
+#[test]
+fn replay_b2nd_corpus() {
+    replay("b2nd", fuzz_common::fuzz_b2nd);
+}
+
 /// The reproducers of failures the fuzzers found (fuzz/artifacts-found/<target>/), kept as
 /// regression tests now that they are fixed.
 #[test]
@@ -129,12 +134,13 @@ fn replay_artifacts_found() {
 /// A fuzz target: its corpus directory name and its logic.
 type Target = (&'static str, fn(&[u8]));
 
-fn targets() -> [Target; 4] {
+fn targets() -> [Target; 5] {
     [
         ("decompress", fuzz_common::fuzz_decompress as fn(&[u8])),
         ("compress", fuzz_common::fuzz_compress),
         ("vlblocks", fuzz_common::fuzz_vlblocks),
         ("frame", fuzz_common::fuzz_frame),
+        ("b2nd", fuzz_common::fuzz_b2nd),
     ]
 }
 
@@ -144,7 +150,7 @@ fn targets() -> [Target; 4] {
 
 mod gen {
     use super::common::{dataset, shared_dir, Reference, Rng};
-    use super::fuzz_common::{COMPRESS_CTL, DECOMPRESS_CTL, VLBLOCKS_CTL};
+    use super::fuzz_common::{B2ND_CTL, COMPRESS_CTL, DECOMPRESS_CTL, VLBLOCKS_CTL};
     use blosc2::ffi::abi::*;
     use blosc2::ffi::chunk as ochunk;
     use blosc2::ffi::context as ours;
@@ -153,6 +159,8 @@ mod gen {
 
     pub struct Seeds {
         dir: PathBuf,
+        /// Largest seed accepted.
+        pub max: usize,
         pub count: usize,
         pub bytes: usize,
         seen: std::collections::HashSet<Vec<u8>>,
@@ -167,10 +175,10 @@ mod gen {
                     std::fs::remove_file(p).unwrap();
                 }
             }
-            Seeds { dir, count: 0, bytes: 0, seen: Default::default() }
+            Seeds { dir, max: 64 * 1024, count: 0, bytes: 0, seen: Default::default() }
         }
         pub fn put(&mut self, name: &str, data: &[u8]) {
-            assert!(data.len() <= 64 * 1024, "seed {name} too large");
+            assert!(data.len() <= self.max, "seed {name} too large");
             if !self.seen.insert(data.to_vec()) {
                 return;
             }
@@ -678,6 +686,190 @@ mod gen {
         s.put("tiny-empty", &[]);
         s
     }
+
+    /// A b2nd array written by this library, as a contiguous frame (None when the context is
+    /// rejected).
+    pub fn b2nd_frame(shape: &[i64], chunk: &[i32], block: &[i32], typesize: i32, codec: u8, dtype: &str, seed: u64) -> Option<Vec<u8>> {
+        use blosc2::ffi::b2nd::*;
+        let mut cp = cparams(codec, 5, typesize, [0, 0, 0, 0, 0, 1], [0; 6]);
+        cp.nthreads = 1;
+        let st = blosc2_storage { cparams: &mut cp, ..BLOSC2_STORAGE_DEFAULTS };
+        let dt = std::ffi::CString::new(dtype).unwrap();
+        let n: i64 = shape.iter().product();
+        let src = dataset(seed as usize % 4, n as usize * typesize as usize, seed);
+        unsafe {
+            let ctx = b2nd_create_ctx(&st, shape.len() as i8, shape.as_ptr(), chunk.as_ptr(), block.as_ptr(), dt.as_ptr(), 0, std::ptr::null(), 0);
+            if ctx.is_null() {
+                eprintln!("b2nd_create_ctx rejected shape {shape:?} chunk {chunk:?} block {block:?}");
+                return None;
+            }
+            let mut a = std::ptr::null_mut();
+            let rc = if seed % 5 == 4 {
+                b2nd_zeros(ctx, &mut a)
+            } else {
+                b2nd_from_cbuffer(ctx, &mut a, src.as_ptr() as *const c_void, src.len() as i64)
+            };
+            b2nd_free_ctx(ctx);
+            if rc != 0 {
+                eprintln!("b2nd_from_cbuffer failed ({rc}) for shape {shape:?}");
+                return None;
+            }
+            let (mut p, mut len, mut nf) = (std::ptr::null_mut(), 0i64, false);
+            assert_eq!(b2nd_to_cframe(a, &mut p, &mut len, &mut nf), 0);
+            let f = std::slice::from_raw_parts(p, len as usize).to_vec();
+            if nf {
+                libc::free(p as *mut c_void);
+            }
+            b2nd_free(a);
+            Some(f)
+        }
+    }
+
+    /// A "b2nd" metalayer as b2nd_serialize_meta writes it.
+    pub fn b2nd_smeta(shape: &[i64], chunk: &[i32], block: &[i32], dtype: &str) -> Vec<u8> {
+        use blosc2::ffi::b2nd::b2nd_serialize_meta;
+        let dt = std::ffi::CString::new(dtype).unwrap();
+        let mut p = std::ptr::null_mut();
+        unsafe {
+            let n = b2nd_serialize_meta(shape.len() as i8, shape.as_ptr(), chunk.as_ptr(), block.as_ptr(), dt.as_ptr(), 0, &mut p);
+            assert!(n > 0, "b2nd_serialize_meta failed ({n})");
+            let v = std::slice::from_raw_parts(p, n as usize).to_vec();
+            libc::free(p as *mut c_void);
+            v
+        }
+    }
+
+    /// Damaged copies of a "b2nd" metalayer found at `at` in `buf` (`len` bytes long):
+    /// ndim, the first shape item, chunkshape, dtype and random bytes changed.
+    pub fn b2nd_meta_corruptions(buf: &[u8], at: usize, len: usize, rng: &mut Rng) -> Vec<(String, Vec<u8>)> {
+        let mut v = Vec::new();
+        let mut edit = |name: &str, f: &dyn Fn(&mut [u8])| {
+            let mut m = buf.to_vec();
+            f(&mut m[at..at + len]);
+            v.push((name.to_string(), m));
+        };
+        edit("ndim0", &|c| c[2] = 0);
+        edit("ndim9", &|c| c[2] = 9);
+        edit("ndim17", &|c| c[2] = 17);
+        edit("ndim-neg", &|c| c[2] = 0xff);
+        edit("version", &|c| c[1] = 5);
+        edit("shape-huge", &|c| c[5] = 0x7f);
+        edit("shape-neg", &|c| c[5] = 0x80);
+        edit("shape-marker", &|c| c[4] = 0xd2);
+        edit("shapes-count", &|c| c[3] ^= 0x01);
+        edit("chunk-zero", &|c| {
+            // The chunkshape array follows the shape one: 0x9n, then n × (0xd3 + 8 bytes).
+            let n = (c[3] & 0x0f) as usize;
+            let at = 4 + 9 * n + 1;
+            if at + 5 <= c.len() {
+                c[at + 1..at + 5].fill(0);
+            }
+        });
+        edit("chunk-neg", &|c| {
+            let n = (c[3] & 0x0f) as usize;
+            let at = 4 + 9 * n + 1;
+            if at + 1 < c.len() {
+                c[at + 1] = 0xff;
+            }
+        });
+        edit("tail-ff", &|c| {
+            let l = c.len();
+            c[l - 1] = 0xff;
+        });
+        edit("dtype-len", &|c| {
+            let l = c.len();
+            if l > 8 {
+                c[l - 6] = 0x7f;
+            }
+        });
+        let r: Vec<usize> = (0..6).map(|_| rng.next() as usize % len).collect();
+        edit("bitflips", &|c| {
+            for (k, &i) in r.iter().enumerate() {
+                c[i] ^= 1 << (k % 8);
+            }
+        });
+        v
+    }
+
+    pub fn gen_b2nd() -> Seeds {
+        let mut s = Seeds::new("b2nd");
+        s.max = 192 * 1024;
+        let mut rng = Rng::new(23);
+        let ctl = |i: usize| -> [u8; B2ND_CTL] {
+            let mut c = [0u8; B2ND_CTL];
+            c[0] = (i % 16) as u8 | 1;
+            for (k, b) in c.iter_mut().enumerate().skip(1) {
+                *b = (i * 31 + k * 7) as u8;
+            }
+            c
+        };
+        type Case = (&'static [i64], &'static [i32], &'static [i32], i32, u8, &'static str);
+        let cases: [Case; 10] = [
+            (&[100], &[30], &[7], 1, 1, "|u1"),
+            (&[10, 12], &[4, 5], &[2, 3], 4, 5, "<i4"),
+            (&[5, 6, 7], &[3, 4, 5], &[2, 2, 2], 8, 0, "<f8"),
+            (&[3, 4, 2, 5], &[2, 2, 2, 3], &[1, 2, 1, 2], 2, 2, "<u2"),
+            (&[9, 9], &[9, 9], &[3, 9], 3, 1, "|V3"),
+            (&[0], &[5], &[5], 4, 1, "<f4"),
+            (&[2, 2, 2, 2, 2, 2, 2, 2], &[1, 2, 1, 2, 2, 1, 2, 2], &[1, 1, 1, 2, 1, 1, 1, 2], 1, 1, "|u1"),
+            (&[20, 30], &[8, 8], &[4, 4], 8, 1, "<f8"),
+            (&[], &[], &[], 8, 1, "<f8"),
+            (&[1000], &[1000], &[250], 2, 5, "<i2"),
+        ];
+        let mut frames: Vec<(Vec<u8>, Vec<u8>)> = Vec::new();
+        for (i, (shape, chunk, block, ts, codec, dtype)) in cases.iter().enumerate() {
+            if let Some(f) = b2nd_frame(shape, chunk, block, *ts, *codec, dtype, i as u64) {
+                s.put(&format!("ours-{}d-ts{ts}-codec{codec}", shape.len()), &with_ctl(&ctl(i), &f));
+                let m = b2nd_smeta(shape, chunk, block, dtype);
+                s.put(&format!("meta-{}d", shape.len()), &with_ctl(&ctl(i + 3), &m));
+                frames.push((f, m));
+            }
+        }
+        let dir = shared_dir().join("fixtures/b2nd");
+        let mut fixtures = Vec::new();
+        for f in ["example_day_month_temp.b2nd", "example_item_prices.b2nd"] {
+            let frame = std::fs::read(dir.join(f)).unwrap();
+            s.put(&format!("fixture-{f}"), &with_ctl(&ctl(7), &frame));
+            fixtures.push(frame);
+        }
+        // Truncations and metalayer damage of a few frames (ours 2-D, 3-D, 8-D, the small fixture).
+        let mut bases: Vec<(String, Vec<u8>, Option<Vec<u8>>)> = [1usize, 2, 6]
+            .iter()
+            .filter_map(|&i| frames.get(i).map(|(f, m)| (format!("ours{i}"), f.clone(), Some(m.clone()))))
+            .collect();
+        bases.push(("fixture-temp".into(), fixtures[0].clone(), None));
+        for (k, (name, f, m)) in bases.iter().enumerate() {
+            let len = f.len();
+            for cut in [16usize, 90, len / 2, len - 1] {
+                if cut < len {
+                    s.put(&format!("{name}-cut{cut}"), &with_ctl(&ctl(k), &f[..cut]));
+                }
+            }
+            // The metalayer: where our serialisation of it sits in the frame, or (for the
+            // fixture) the msgpack array after the "b2nd" name's content.
+            let found = match m {
+                Some(m) => f.windows(m.len()).position(|w| w == &m[..]).map(|at| (at, m.len())),
+                None => f.windows(3).position(|w| w[0] == 0x97 && w[1] == 0 && (1..=8).contains(&w[2])).map(|at| (at, 40.min(len - at))),
+            };
+            let Some((at, mlen)) = found else {
+                eprintln!("{name}: b2nd metalayer not found");
+                continue;
+            };
+            for (cname, c) in b2nd_meta_corruptions(f, at, mlen, &mut rng).into_iter().skip(k % 2).step_by(2) {
+                s.put(&format!("{name}-meta-{cname}"), &with_ctl(&ctl(k + 5), &c));
+            }
+        }
+        // Bare metalayers, damaged (they never open as frames: deserialize_meta only).
+        if let Some((_, m)) = frames.get(2) {
+            for (cname, c) in b2nd_meta_corruptions(m, 0, m.len(), &mut rng) {
+                s.put(&format!("meta3d-{cname}"), &with_ctl(&ctl(2), &c));
+            }
+            s.put("meta3d-cut", &with_ctl(&ctl(2), &m[..m.len() / 2]));
+        }
+        s.put("tiny-empty", &[]);
+        s.put("tiny-ctl-only", &ctl(1));
+        s
+    }
 }
 
 #[test]
@@ -687,9 +879,19 @@ fn generate_seed_corpus() {
     let d = gen::gen_decompress(r);
     let c = gen::gen_compress();
     let v = gen::gen_vlblocks(r);
-    for (name, s) in [("decompress", &d), ("compress", &c), ("vlblocks", &v)] {
+    let b = gen::gen_b2nd();
+    for (name, s) in [("decompress", &d), ("compress", &c), ("vlblocks", &v), ("b2nd", &b)] {
         eprintln!("{name}: {} seeds, {} bytes", s.count, s.bytes);
     }
+}
+
+/// The `b2nd` seeds alone (no reference library needed):
+/// `cargo test --test fuzz_corpus -- --ignored generate_b2nd_seed_corpus`.
+#[test]
+#[ignore]
+fn generate_b2nd_seed_corpus() {
+    let b = gen::gen_b2nd();
+    eprintln!("b2nd: {} seeds, {} bytes", b.count, b.bytes);
 }
 
 /// Triage aid: how the reference and this library decode the chunk of a `decompress` input

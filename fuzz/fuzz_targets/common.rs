@@ -515,3 +515,369 @@ pub fn fuzz_frame(data: &[u8]) {
         blosc2_schunk_free(sc);
     }
 }
+
+pub const B2ND_CTL: usize = 8;
+/// Largest slice (in items) the `b2nd` target reads, so tiny chunks cannot make one input
+/// decompress thousands of chunks.
+const B2ND_MAX_SLICE_ITEMS: i128 = 4096;
+/// Largest padded chunk (in bytes) the `b2nd` target reads from: a forged chunkshape can claim
+/// gigabytes per chunk, which is an out-of-memory, not a finding.
+const B2ND_MAX_CHUNK_BYTES: i128 = 16 << 20;
+
+/// xorshift64, seeded from control bytes: where the `b2nd` slices fall.
+struct Xs(u64);
+
+impl Xs {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    /// A value in `lo..=hi` (`lo <= hi`).
+    fn range(&mut self, lo: i128, hi: i128) -> i128 {
+        lo + (self.next() as i128).rem_euclid(hi - lo + 1)
+    }
+}
+
+/// What the `b2nd` target reads of one opened array.
+#[derive(Default, PartialEq, Debug)]
+struct B2ndReads {
+    full: Option<Vec<u8>>,
+    slices: Vec<Option<Vec<u8>>>,
+    ortho: Vec<Option<Vec<u8>>>,
+}
+
+/// The items of the C-order `full` array of `shape` in the box `[start, stop)`, C order.
+fn extract(full: &[u8], shape: &[i64], ts: usize, start: &[i64], stop: &[i64]) -> Vec<u8> {
+    let lists: Vec<Vec<i64>> = start.iter().zip(stop).map(|(&a, &b)| (a..b).collect()).collect();
+    pick(full, shape, ts, &lists)
+}
+
+/// The items of the C-order `full` array at every combination of `lists[i]`, C order.
+fn pick(full: &[u8], shape: &[i64], ts: usize, lists: &[Vec<i64>]) -> Vec<u8> {
+    let n = shape.len();
+    let mut out = Vec::new();
+    if lists.iter().any(|l| l.is_empty()) {
+        return out;
+    }
+    let mut idx = vec![0usize; n];
+    loop {
+        let mut off = 0usize;
+        for d in 0..n {
+            off = off * shape[d] as usize + lists[d][idx[d]] as usize;
+        }
+        out.extend_from_slice(&full[off * ts..(off + 1) * ts]);
+        let mut d = n;
+        loop {
+            if d == 0 {
+                return out;
+            }
+            d -= 1;
+            idx[d] += 1;
+            if idx[d] < lists[d].len() {
+                break;
+            }
+            idx[d] = 0;
+        }
+    }
+}
+
+/// Whether every chunk of the array is one the array's geometry asks for: as many chunks as
+/// the chunk grid holds, each a valid chunk of the array's typesize, padded-chunk size and
+/// block size, none "uninitialised". Only then are the array's items defined: a damaged frame
+/// can hold chunks of the wrong size or uninitialised ones, whose bytes the reference leaves
+/// unspecified (it decompresses into an uninitialised buffer and ignores a short result), or
+/// chunks whose blocks are not the array's blocks, so reading some blocks only (both
+/// libraries mask blocks out by the array's block numbering) picks other bytes than a whole
+/// decompression. The target compares two reads of the same items only for well-formed arrays.
+///
+/// # Safety
+/// `a` is a live array.
+unsafe fn b2nd_well_formed(a: &blosc2::ffi::abi::b2nd_array_t, ts: i32) -> bool {
+    use blosc2::ffi::schunk::blosc2_schunk_get_chunk;
+    let ndim = a.ndim as usize;
+    let mut grid: i128 = 1;
+    for d in 0..ndim {
+        if a.chunkshape[d] <= 0 {
+            return false;
+        }
+        grid *= (a.shape[d] as i128 + a.chunkshape[d] as i128 - 1) / a.chunkshape[d] as i128;
+    }
+    // SAFETY: the array's super-chunk is live while the array is.
+    let nchunks = unsafe { (*a.sc).nchunks };
+    if nchunks as i128 != grid || nchunks > 256 || !(1..=255).contains(&ts) {
+        return false;
+    }
+    let want = a.extchunknitems as i128 * ts as i128;
+    (0..nchunks).all(|n| {
+        let mut chunk: *mut u8 = std::ptr::null_mut();
+        let mut needs_free = false;
+        // SAFETY: live super-chunk; out-pointers are locals.
+        let len = unsafe { blosc2_schunk_get_chunk(a.sc, n, &mut chunk, &mut needs_free) };
+        if len <= 0 || chunk.is_null() {
+            return false;
+        }
+        // SAFETY: the library returned `len` readable bytes, freed once below when it says so.
+        let ok = unsafe {
+            let c = std::slice::from_raw_parts(chunk, len as usize);
+            let mut nbytes = 0usize;
+            let valid = c.len() >= 32
+                && blosc1_cbuffer_validate(chunk as *const c_void, c.len(), &mut nbytes) == 0
+                && c[3] as i32 == ts
+                && nbytes as i128 == want
+                && i32::from_le_bytes(c[8..12].try_into().unwrap()) as i128 == a.blocknitems as i128 * ts as i128
+                && (c[BLOSC2_CHUNK_BLOSC2_FLAGS as usize] >> 4) as i32 & BLOSC2_SPECIAL_MASK != BLOSC2_SPECIAL_UNINIT;
+            if needs_free {
+                libc::free(chunk as *mut c_void);
+            }
+            valid
+        };
+        ok
+    })
+}
+
+/// Read what the input asks of an opened array: the whole array (right-sized and one byte
+/// short), three slices and two orthogonal selections, each into a guarded buffer.
+///
+/// # Safety
+/// `arr` is a live array from `b2nd_from_cframe`.
+unsafe fn b2nd_reads(arr: *mut blosc2::ffi::abi::b2nd_array_t, ctl: &Ctl) -> B2ndReads {
+    use blosc2::ffi::b2nd::{b2nd_get_orthogonal_selection, b2nd_get_slice_cbuffer, b2nd_to_cbuffer};
+    let mut reads = B2ndReads::default();
+    // SAFETY: live per contract.
+    let a = unsafe { &*arr };
+    let ndim = a.ndim as usize;
+    assert!(ndim <= B2ND_MAX_DIM, "b2nd_from_cframe: ndim {ndim}");
+    assert!(!a.sc.is_null(), "b2nd_from_cframe: array without a super-chunk");
+    // SAFETY: the array's super-chunk is live while the array is.
+    let ts = unsafe { (*a.sc).typesize };
+    assert!(ts > 0, "b2nd_from_cframe: typesize {ts}");
+    let shape = &a.shape[..ndim];
+    assert!(shape.iter().all(|&s| s >= 0), "b2nd_from_cframe: negative shape {shape:?}");
+    let nitems: i128 = shape.iter().map(|&s| s as i128).product();
+    if a.extchunknitems as i128 * ts as i128 > B2ND_MAX_CHUNK_BYTES || a.extchunknitems < 0 {
+        return reads;
+    }
+    // SAFETY: live per contract.
+    let defined = unsafe { b2nd_well_formed(a, ts) };
+    let mut rng = Xs(u64::from_le_bytes(std::array::from_fn(|i| ctl.u8(i))) | 1);
+    let flags = ctl.u8(0);
+
+    // The whole array, when small; and one byte short, which must fail untouched.
+    let whole = nitems * ts as i128;
+    if nitems <= B2ND_MAX_SLICE_ITEMS && whole <= MAX_DEST as i128 {
+        let mut out = Guarded::new(whole as usize);
+        // SAFETY: out writable for its size.
+        let rc = unsafe { b2nd_to_cbuffer(arr, out.ptr(), whole as i64) };
+        out.check("b2nd_to_cbuffer");
+        assert!(rc <= 0, "b2nd_to_cbuffer returned {rc}");
+        if rc == 0 {
+            reads.full = Some(out.data().to_vec());
+        }
+        if whole > 0 {
+            let mut short = Guarded::new(whole as usize - 1);
+            // SAFETY: short writable for its size.
+            let rs = unsafe { b2nd_to_cbuffer(arr, short.ptr(), whole as i64 - 1) };
+            short.check("b2nd_to_cbuffer (one byte short)");
+            assert!(rs < 0, "b2nd_to_cbuffer succeeded ({rs}) into a buffer one byte short");
+            assert!(short.data().iter().all(|&b| b == FILL), "b2nd_to_cbuffer failed ({rs}) but wrote the buffer");
+        }
+    }
+
+    // Slices: mostly inside the shape, sometimes one past either end or reversed; the buffer
+    // shape is the slice's, padded, or (for the last) one byte short.
+    for k in 0..3 {
+        let mut start = [0i64; B2ND_MAX_DIM];
+        let mut stop = [0i64; B2ND_MAX_DIM];
+        let mut bshape = [0i64; B2ND_MAX_DIM];
+        let mut items: i128 = 1;
+        let mut inside = true;
+        // One slice in four may step outside the shape or run backwards.
+        let wild = rng.next() % 4 == 0;
+        for d in 0..ndim {
+            let s = shape[d] as i128;
+            let (a0, len) = if wild && rng.next() & 1 == 0 {
+                (rng.range(-1, s + 1), rng.range(-1, s.min(16) + 1))
+            } else if s == 0 {
+                (0, 0)
+            } else {
+                let a0 = rng.range(0, s - 1);
+                (a0, rng.range(1, (s - a0).min(16)))
+            };
+            let b0 = a0 + len;
+            start[d] = a0.clamp(i64::MIN as i128, i64::MAX as i128) as i64;
+            stop[d] = b0.clamp(i64::MIN as i128, i64::MAX as i128) as i64;
+            inside &= a0 >= 0 && a0 <= b0 && b0 <= s;
+            let pad = if flags & 4 != 0 && k == 0 { rng.range(0, 2) } else { 0 };
+            bshape[d] = (len.max(0) + pad) as i64;
+            items *= len.max(0) + pad;
+        }
+        if items > B2ND_MAX_SLICE_ITEMS {
+            reads.slices.push(None);
+            continue;
+        }
+        let mut size = (items * ts as i128) as usize;
+        if k == 2 && flags & 8 != 0 && size > 0 {
+            size -= 1;
+        }
+        let mut out = Guarded::new(size);
+        // SAFETY: start/stop/bshape hold B2ND_MAX_DIM >= ndim items; out writable for its size.
+        let rc = unsafe { b2nd_get_slice_cbuffer(arr, start.as_ptr(), stop.as_ptr(), out.ptr(), bshape.as_ptr(), size as i64) };
+        out.check("b2nd_get_slice_cbuffer");
+        assert!(rc <= 0, "b2nd_get_slice_cbuffer returned {rc}");
+        if rc == 0 {
+            assert!(inside, "b2nd_get_slice_cbuffer read [{:?}, {:?}) of shape {shape:?}", &start[..ndim], &stop[..ndim]);
+            let exact = (0..ndim).all(|d| bshape[d] == stop[d] - start[d]);
+            if let (true, true, Some(full)) = (defined, exact, &reads.full) {
+                let want = extract(full, shape, ts as usize, &start[..ndim], &stop[..ndim]);
+                assert!(out.data() == want, "b2nd_get_slice_cbuffer differs from b2nd_to_cbuffer's items");
+            }
+            reads.slices.push(Some(out.data().to_vec()));
+        } else {
+            reads.slices.push(None);
+        }
+    }
+
+    // Orthogonal selections: up to 3 indices per dimension, sometimes out of range.
+    for _ in 0..2 {
+        let mut lists: Vec<Vec<i64>> = Vec::with_capacity(ndim);
+        let mut inside = true;
+        for d in 0..ndim {
+            let s = shape[d] as i128;
+            let n = if rng.next() % 8 == 0 { 0 } else { rng.range(1, 3) as usize };
+            // Mostly inside the shape; one index in eight may be -1 or one past the end.
+            let l: Vec<i64> = (0..n)
+                .map(|_| {
+                    let v = if s == 0 || rng.next() % 8 == 0 { [-1, s][rng.next() as usize & 1] } else { rng.range(0, s - 1) };
+                    v.clamp(i64::MIN as i128, i64::MAX as i128) as i64
+                })
+                .collect();
+            inside &= l.iter().all(|&i| i >= 0 && (i as i128) < s);
+            lists.push(l);
+        }
+        let mut ptrs: Vec<*mut i64> = lists.iter_mut().map(|l| l.as_mut_ptr()).collect();
+        let mut sizes: Vec<i64> = lists.iter().map(|l| l.len() as i64).collect();
+        let mut bshape = sizes.clone();
+        let items: i128 = sizes.iter().map(|&n| n as i128).product();
+        let size = (items * ts as i128) as usize;
+        if ndim == 0 {
+            ptrs.push(std::ptr::null_mut());
+            sizes.push(0);
+            bshape.push(0);
+        }
+        let mut out = Guarded::new(size);
+        // SAFETY: ptrs/sizes/bshape hold ndim entries, each list its size; out writable for its size.
+        let rc = unsafe {
+            b2nd_get_orthogonal_selection(arr, ptrs.as_mut_ptr(), sizes.as_mut_ptr(), out.ptr(), bshape.as_mut_ptr(), size as i64)
+        };
+        out.check("b2nd_get_orthogonal_selection");
+        assert!(rc <= 0, "b2nd_get_orthogonal_selection returned {rc}");
+        // A 0-d array has no index lists, and a selection of it reads nothing (src/b2nd/ortho.rs).
+        if rc == 0 && inside && ndim > 0 && defined {
+            if let Some(full) = &reads.full {
+                let want = pick(full, shape, ts as usize, &lists);
+                assert!(out.data() == want, "b2nd_get_orthogonal_selection differs from b2nd_to_cbuffer's items");
+            }
+        }
+        reads.ortho.push(if rc == 0 { Some(out.data().to_vec()) } else { None });
+    }
+    reads
+}
+
+/// `b2nd_deserialize_meta` on untrusted bytes: outputs stay within their B2ND_MAX_DIM items,
+/// the count consumed within the input, the dtype a C string. Returns (rc, ndim, shape).
+fn b2nd_meta(meta: &[u8], with_dtype: bool) -> (i32, i8, Vec<i64>) {
+    use blosc2::ffi::b2nd::b2nd_deserialize_meta;
+    const EXTRA: usize = 4;
+    let mut ndim = -99i8;
+    let mut shape = [i64::MIN; B2ND_MAX_DIM + EXTRA];
+    let mut chunkshape = [i32::MIN; B2ND_MAX_DIM + EXTRA];
+    let mut blockshape = [i32::MIN; B2ND_MAX_DIM + EXTRA];
+    let mut dtype: *mut libc::c_char = 0x5EED as *mut libc::c_char;
+    let mut fmt = -99i8;
+    let (dp, fp) = if with_dtype { (&mut dtype as *mut _, &mut fmt as *mut i8) } else { (std::ptr::null_mut(), std::ptr::null_mut()) };
+    // A non-null pointer even for an empty input, as a C caller's would be.
+    let one = [0u8];
+    let src = if meta.is_empty() { one.as_ptr() } else { meta.as_ptr() };
+    // SAFETY: src readable for meta.len() bytes; the outputs hold B2ND_MAX_DIM items.
+    let rc = unsafe {
+        b2nd_deserialize_meta(src, meta.len() as i32, &mut ndim, shape.as_mut_ptr(), chunkshape.as_mut_ptr(), blockshape.as_mut_ptr(), dp, fp)
+    };
+    assert!(rc <= meta.len() as i32, "b2nd_deserialize_meta consumed {rc} of {} bytes", meta.len());
+    assert!(
+        shape[B2ND_MAX_DIM..].iter().all(|&v| v == i64::MIN)
+            && chunkshape[B2ND_MAX_DIM..].iter().all(|&v| v == i32::MIN)
+            && blockshape[B2ND_MAX_DIM..].iter().all(|&v| v == i32::MIN),
+        "b2nd_deserialize_meta wrote past B2ND_MAX_DIM items"
+    );
+    if with_dtype && dtype as usize != 0x5EED && !dtype.is_null() {
+        // SAFETY: a malloc'ed C string from the library, freed once.
+        unsafe {
+            let _ = std::ffi::CStr::from_ptr(dtype).to_bytes().len();
+            libc::free(dtype as *mut c_void);
+        }
+    }
+    if rc < 0 {
+        return (rc, ndim, Vec::new());
+    }
+    assert!((0..=B2ND_MAX_DIM as i8).contains(&ndim), "b2nd_deserialize_meta succeeded with ndim {ndim}");
+    (rc, ndim, shape[..ndim as usize].to_vec())
+}
+
+/// Target `b2nd`: 8 control bytes, then a contiguous frame holding a b2nd array. The rest is
+/// also decoded as a bare "b2nd" metalayer. When the frame opens (from a copy, and with bit 0
+/// of the first control byte also in place from a private buffer), read the whole array, three
+/// slices and two orthogonal selections placed by the control bytes, and free it.
+pub fn fuzz_b2nd(data: &[u8]) {
+    use blosc2::ffi::b2nd::{b2nd_free, b2nd_from_cframe};
+    let (ctl, frame) = Ctl::split(data, B2ND_CTL);
+    let flags = ctl.u8(0);
+    b2nd_meta(frame, flags & 2 != 0);
+
+    let mut copy = frame.to_vec();
+    let mut arr: *mut b2nd_array_t = 0x5EED as *mut b2nd_array_t;
+    // SAFETY: copy readable for its length; copy = true, so the array owns its bytes.
+    let rc = unsafe { b2nd_from_cframe(copy.as_mut_ptr(), copy.len() as i64, true, &mut arr) };
+    drop(copy);
+    if rc < 0 {
+        assert!(arr.is_null() || arr as usize == 0x5EED, "b2nd_from_cframe failed ({rc}) but returned an array");
+        return;
+    }
+    assert!(rc == 0 && !arr.is_null(), "b2nd_from_cframe returned {rc} / {arr:?}");
+    // SAFETY: arr is live until b2nd_free below.
+    let first = unsafe {
+        let a = &*arr;
+        // The "b2nd" metalayer the array came from decodes to the array's shape.
+        let sc = &*a.sc;
+        for i in 0..(sc.nmetalayers.max(0) as usize).min(BLOSC2_MAX_METALAYERS) {
+            let m = &*sc.metalayers[i];
+            if std::ffi::CStr::from_ptr(m.name).to_bytes() == b"b2nd" && m.content_len > 0 {
+                let content = std::slice::from_raw_parts(m.content, m.content_len as usize);
+                let (mrc, nd, shape) = b2nd_meta(content, true);
+                if mrc >= 0 {
+                    assert_eq!(nd, a.ndim, "the b2nd metalayer's ndim differs from the array's");
+                    assert_eq!(shape[..], a.shape[..a.ndim as usize], "the b2nd metalayer's shape differs from the array's");
+                }
+            }
+        }
+        let r = b2nd_reads(arr, &ctl);
+        assert_eq!(b2nd_free(arr), 0, "b2nd_free failed");
+        r
+    };
+
+    if flags & 1 != 0 {
+        let mut private = frame.to_vec();
+        let mut arr2: *mut b2nd_array_t = std::ptr::null_mut();
+        // SAFETY: private outlives the array (freed below, before it drops).
+        let rc2 = unsafe { b2nd_from_cframe(private.as_mut_ptr(), private.len() as i64, false, &mut arr2) };
+        assert_eq!(rc2, 0, "b2nd_from_cframe opened the frame with copy but not without ({rc2})");
+        // SAFETY: arr2 live until freed here.
+        let second = unsafe {
+            let r = b2nd_reads(arr2, &ctl);
+            assert_eq!(b2nd_free(arr2), 0, "b2nd_free failed (copy = false)");
+            r
+        };
+        assert!(first == second, "an array read in place differs from the same array read from a copy");
+    }
+}

@@ -483,6 +483,17 @@ pub unsafe extern "C" fn blosc2_stdio_mmap_open(urlpath: *const c_char, mode: *c
         m.is_memory_only = md.memory_only;
         m.access_flags = md.prot as i64;
         m.map_flags = md.flags as i64;
+        if super::env::var("BLOSC_INFO").is_some() {
+            // The reference's informational line (python-blosc2's tests read it).
+            // SAFETY: urlpath and the mode string are C strings per contract.
+            let (u, md_s) = unsafe { (std::ffi::CStr::from_ptr(urlpath), std::ffi::CStr::from_ptr(m.mode)) };
+            eprintln!(
+                "[INFO] - Opened memory-mapped file {} in mode {} with an mapping size of {} bytes.",
+                u.to_string_lossy(),
+                md_s.to_string_lossy(),
+                mapping_size
+            );
+        }
         // The mode string belongs to the caller and may not outlive this call.
         m.mode = std::ptr::null();
         params

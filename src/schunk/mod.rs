@@ -51,6 +51,9 @@ enum Store {
     Frame(Box<Frame>),
 }
 
+/// Size of a chunk that is its header alone (`BLOSC2_MAX_OVERHEAD`).
+const MAX_OVERHEAD_BYTES: usize = 32;
+
 /// A super-chunk.
 pub struct SuperChunk {
     cparams: CompressParams,
@@ -678,7 +681,11 @@ impl SuperChunk {
             let is_frame = matches!(self.store, Store::Frame(_));
             let old = store_chunk(&mut self.store, idx)?;
             let (onb, ocb) = chunk_sizes(&old)?;
-            let stored = if is_frame && storable_special(&old).is_some() { 0 } else { ocb as i64 };
+            // A replaced or removed chunk of header size only counts for nothing, as the
+            // reference counts it (for in-memory super-chunks its cbytes thus keeps the
+            // 32 bytes of a special chunk that a b2nd array later fills; clients print it).
+            let header_only = ocb as usize == MAX_OVERHEAD_BYTES;
+            let stored = if header_only || (is_frame && storable_special(&old).is_some()) { 0 } else { ocb as i64 };
             (onb, stored)
         };
         self.nbytes += nbytes as i64 - old_nbytes as i64;
@@ -708,7 +715,11 @@ impl SuperChunk {
             let is_frame = matches!(self.store, Store::Frame(_));
             let old = store_chunk(&mut self.store, idx)?;
             let (onb, ocb) = chunk_sizes(&old)?;
-            let stored = if is_frame && storable_special(&old).is_some() { 0 } else { ocb as i64 };
+            // A replaced or removed chunk of header size only counts for nothing, as the
+            // reference counts it (for in-memory super-chunks its cbytes thus keeps the
+            // 32 bytes of a special chunk that a b2nd array later fills; clients print it).
+            let header_only = ocb as usize == MAX_OVERHEAD_BYTES;
+            let stored = if header_only || (is_frame && storable_special(&old).is_some()) { 0 } else { ocb as i64 };
             (onb, stored)
         };
         self.nbytes -= old_nbytes as i64;

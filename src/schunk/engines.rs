@@ -255,7 +255,9 @@ mod tests {
         set_slice_in(&h, 1020, 1030, &[1u8; 40]).unwrap();
         get_slice_in(&h, 1020, 1030, &mut part).unwrap();
         assert_eq!(part, vec![1u8; 40]);
-        let copy = crate::schunk::copy_to_in(&h, &StorageSpec::default(), Some(CompressParams { typesize: 4, nthreads: 1, clevel: 9, ..CompressParams::default() })).unwrap();
+        let params = CompressParams { typesize: 4, nthreads: 1, clevel: 9, ..CompressParams::default() };
+        let dparams = crate::chunk::DecompressParams { nthreads: 1, typesize: 4 };
+        let copy = crate::schunk::copy_to_in(&h, &StorageSpec::default(), Some(params), dparams).unwrap();
         assert_eq!(copy.nchunks(), 2);
         *current().lock().unwrap() = None;
         let (calls, free) = *SEEN.lock().unwrap();

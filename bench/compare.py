@@ -33,6 +33,39 @@ def b2nd_table(ours_arg, ref_arg):
         print(f"\ngeometric mean speed ratio ours/reference: {g:.3f}x over {len(xs)} configurations; "
               f"slowest: " + "; ".join(f"{' '.join(k)} {x:.2f}x" for x, k in sorted(xs)[:3]))
 
+def plugins_table(ours_arg, ref_arg):
+    """compare.py --plugins OURS[,..] REF[,..]: the plugin benchmark (best speed per row)."""
+    def load_p(arg):
+        rows = {}
+        for p in arg.split(","):
+            for line in open(p):
+                f = line.split()
+                if len(f) != 8 or f[0] != "plugin":
+                    continue
+                k = tuple(f[1:4])
+                v = (int(f[4]), int(f[5]), float(f[6]), float(f[7]))
+                if k in rows:
+                    v = (v[0], v[1], max(v[2], rows[k][2]), max(v[3], rows[k][3]))
+                rows[k] = v
+        return rows
+    ours, ref = load_p(ours_arg), load_p(ref_arg)
+    print("| plugin | data | meta | ratio ours | ratio ref | comp GB/s ours | comp GB/s ref | x | decomp GB/s ours | decomp GB/s ref | x |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    xs = []
+    for k in ours:
+        if k not in ref:
+            continue
+        n, co, cs, ds = ours[k]
+        _, cr, csr, dsr = ref[k]
+        xs += [cs / csr, ds / dsr]
+        print(f"| {' | '.join(k)} | {n/co:.2f} | {n/cr:.2f} | {cs:.3f} | {csr:.3f} | {cs/csr:.2f} | {ds:.3f} | {dsr:.3f} | {ds/dsr:.2f} |")
+    if xs:
+        print(f"\ngeometric mean speed ratio ours/reference: {math.exp(sum(math.log(x) for x in xs) / len(xs)):.3f}x; slowest {min(xs):.2f}x")
+
+if len(sys.argv) > 1 and sys.argv[1] == "--plugins":
+    plugins_table(sys.argv[2], sys.argv[3])
+    sys.exit(0)
+
 if len(sys.argv) > 1 and sys.argv[1] == "--b2nd":
     b2nd_table(sys.argv[2], sys.argv[3])
     sys.exit(0)

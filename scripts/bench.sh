@@ -13,7 +13,9 @@ budget=${BENCH_SECONDS:-0.15}
 rain=../shared/fixtures/raw/rainfall-grid-150x150.bin
 runs=${BENCH_RUNS:-2}
 codecs=(blosclz lz4 lz4hc zlib zstd)
+parts=${BENCH_PARTS:-codecs b2nd plugins}
 ours=(); refs=()
+if [[ " $parts " == *" codecs "* ]]; then
 # Alternate the libraries codec by codec (and swap which goes first every round), so that
 # a slow spell of this shared machine hits both alike; compare.py keeps each
 # configuration's best speed over the rounds.
@@ -33,8 +35,10 @@ for i in $(seq 1 "$runs"); do
 done
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
 python3 bench/compare.py "$(IFS=,; echo "${ours[*]}")" "$(IFS=,; echo "${refs[*]}")"
+fi
 
 # b2nd slices (get/set, 2-D and 3-D, memory and file), alternating the libraries likewise.
+if [[ " $parts " == *" b2nd "* ]]; then
 bo=(); br=()
 mkdir -p target/bench/b2nd-ours target/bench/b2nd-ref
 for i in $(seq 1 "$runs"); do
@@ -50,3 +54,22 @@ for i in $(seq 1 "$runs"); do
 done
 echo
 python3 bench/compare.py --b2nd "$(IFS=,; echo "${bo[*]}")" "$(IFS=,; echo "${br[*]}")"
+fi
+
+# The n-dimensional plugins (NDLZ, ZFP, ndcell, ndmean) through b2nd arrays.
+if [[ " $parts " == *" plugins "* ]]; then
+po=(); pr=()
+for i in $(seq 1 "$runs"); do
+  o=target/bench/plugins-ours$i.txt r=target/bench/plugins-ref$i.txt
+  if [ $((i % 2)) -eq 1 ]; then
+    LD_LIBRARY_PATH=target/release target/bench/bench plugins "$budget" > "$o"
+    LD_LIBRARY_PATH=reference/blosc2/lib target/bench/bench plugins "$budget" > "$r"
+  else
+    LD_LIBRARY_PATH=reference/blosc2/lib target/bench/bench plugins "$budget" > "$r"
+    LD_LIBRARY_PATH=target/release target/bench/bench plugins "$budget" > "$o"
+  fi
+  po+=("$o"); pr+=("$r")
+done
+echo
+python3 bench/compare.py --plugins "$(IFS=,; echo "${po[*]}")" "$(IFS=,; echo "${pr[*]}")"
+fi

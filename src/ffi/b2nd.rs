@@ -273,12 +273,7 @@ impl ChunkIo for ScIo {
             return self.read_chunk(n, dest);
         }
         let mask: Vec<bool> = needed.iter().map(|&b| !b).collect();
-        let r = with_handle(self.sc, |h| {
-            h.sc.decompressor().maskout = Some(mask);
-            let r = h.sc.decompress_chunk(n, dest);
-            h.sc.decompressor().maskout = None;
-            r
-        });
+        let r = with_handle(self.sc, |h| h.sc.decompress_chunk_masked(n, mask, dest));
         match r {
             Some(Ok(_)) => Ok(()),
             _ => self.read_chunk(n, dest),
@@ -290,13 +285,14 @@ impl ChunkIo for ScIo {
         Ok(matches!(r, Some(Ok(len)) if len == dest.len()))
     }
 
-    /// On disk a whole chunk costs its read too, so block-by-block pays off sooner (the
-    /// reference's thresholds).
+    /// On disk a masked read fetches the chunk's index once and then only the blocks
+    /// needed (a lazy chunk), which is never worse than fetching it again for each block:
+    /// block by block only in memory, for reads touching few blocks.
     fn compact_ratio(&self) -> usize {
         // SAFETY: sc live (checked by the callers).
         let on_disk = unsafe { (*self.sc).storage.as_ref() }.is_some_and(|s| !s.urlpath.is_null());
         if on_disk {
-            4
+            usize::MAX / 2
         } else {
             16
         }

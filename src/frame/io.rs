@@ -3,7 +3,7 @@
 //! implementing [`Storage`]; this module provides memory and `std::fs::File` backends.
 
 use std::fs::{File, OpenOptions};
-use std::io::{Read, Seek, SeekFrom, Write};
+use std::io::{Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
@@ -159,8 +159,22 @@ impl Storage for FileStorage {
     }
 
     fn read_at(&mut self, pos: u64, buf: &mut [u8]) -> Result<()> {
-        self.file.seek(SeekFrom::Start(pos)).map_err(|_| Error::FileRead)?;
-        self.file.read_exact(buf).map_err(|_| Error::FileRead)
+        // One positioned read (no seek): frames read many small pieces.
+        std::os::unix::fs::FileExt::read_exact_at(&self.file, buf, pos).map_err(|_| Error::FileRead)
+    }
+
+    /// Small reads need no size check first: a read past the end fails by itself. Large
+    /// ones are checked against the file's length before their buffer is allocated, as the
+    /// lengths come from untrusted frames.
+    fn read_vec(&mut self, pos: u64, len: usize) -> Result<Vec<u8>> {
+        const CHECK_ABOVE: usize = 1 << 20;
+        let end = pos.checked_add(len as u64).ok_or(Error::FileRead)?;
+        if len > CHECK_ABOVE && end > self.len()? {
+            return Err(Error::FileRead);
+        }
+        let mut v = vec![0u8; len];
+        self.read_at(pos, &mut v)?;
+        Ok(v)
     }
 
     fn write_at(&mut self, pos: u64, data: &[u8]) -> Result<()> {

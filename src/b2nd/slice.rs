@@ -220,7 +220,7 @@ pub fn get(
         let parts: Vec<_> = (0..nb).map(|b| block_part(g, &c, b, start, stop)).collect();
         let needed: Vec<bool> = parts.iter().map(Option::is_some).collect();
         let count = needed.iter().filter(|&&b| b).count();
-        if count * io.compact_ratio() <= needed.len() {
+        if count.saturating_mul(io.compact_ratio()) <= needed.len() {
             block.resize(block_bytes, 0);
             let mut done = true;
             for (b, p) in parts.iter().enumerate() {

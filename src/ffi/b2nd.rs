@@ -292,7 +292,7 @@ impl ChunkIo for ScIo {
         // SAFETY: sc live (checked by the callers).
         let on_disk = unsafe { (*self.sc).storage.as_ref() }.is_some_and(|s| !s.urlpath.is_null());
         if on_disk {
-            usize::MAX / 2
+            usize::MAX
         } else {
             16
         }

@@ -497,30 +497,33 @@ impl SuperChunk {
 
     /// Decompress block `nblock` of chunk `n` into `dest` (at least that block's bytes).
     pub fn decompress_block(&mut self, n: i64, nblock: usize, dest: &mut [u8]) -> Result<usize> {
-        self.guarded(false, |s| {
-            // On disk only the header, block starts and this block are read (a lazy chunk);
-            // in memory the chunk is used where it is.
-            let idx = s.check_index(n)?;
-            let lazy = if s.urlpath.is_some() { Some(s.held_chunk(n, true)?) } else { None };
-            let chunk: Cow<'_, [u8]> = match &lazy {
-                Some(h) => Cow::Borrowed(&h[..]),
-                None => store_chunk(&mut s.store, idx)?,
-            };
-            let h = ChunkHeader::read_min(&chunk)?;
+        self.with_partial_chunk(n, |chunk, dctx| {
+            let h = ChunkHeader::read_min(chunk)?;
             let (nbytes, bs) = (h.nbytes.max(0) as usize, h.blocksize.max(1) as usize);
             let start = nblock.checked_mul(bs).filter(|&st| st < nbytes).ok_or(Error::InvalidParam)?;
             let len = bs.min(nbytes - start);
             if len > dest.len() {
                 return Err(Error::WriteBuffer);
             }
-            s.dctx.nchunk = n;
-            s.dctx.get_bytes(&chunk, start, len, &mut dest[..len])
+            dctx.get_bytes(chunk, start, len, &mut dest[..len])
         })
     }
 
     /// Decompress the blocks of chunk `n` that `maskout` does not mask into their places in
-    /// `dest`; for on-disk frames only those blocks are read from the file (a lazy chunk).
+    /// `dest`; for on-disk frames only those blocks are read from the file.
     pub fn decompress_chunk_masked(&mut self, n: i64, maskout: Vec<bool>, dest: &mut [u8]) -> Result<usize> {
+        self.with_partial_chunk(n, |chunk, dctx| {
+            dctx.maskout = Some(maskout);
+            let r = dctx.decompress(chunk, dest);
+            dctx.maskout = None;
+            r
+        })
+    }
+
+    /// Run `read` on chunk `n` as a partial read wants it, with the decompressor set for it:
+    /// on disk a lazy chunk (header and block starts; blocks are fetched as needed), in
+    /// memory the chunk where it is.
+    fn with_partial_chunk<R>(&mut self, n: i64, read: impl FnOnce(&[u8], &mut Decompressor) -> Result<R>) -> Result<R> {
         self.guarded(false, |s| {
             let idx = s.check_index(n)?;
             let lazy = if s.urlpath.is_some() { Some(s.held_chunk(n, true)?) } else { None };
@@ -529,10 +532,7 @@ impl SuperChunk {
                 None => store_chunk(&mut s.store, idx)?,
             };
             s.dctx.nchunk = n;
-            s.dctx.maskout = Some(maskout);
-            let r = s.dctx.decompress(&chunk, dest);
-            s.dctx.maskout = None;
-            r
+            read(&chunk, &mut s.dctx)
         })
     }
 

@@ -847,6 +847,43 @@ fn dims<'a>(p: *const i64, n: usize) -> Result<&'a [i64]> {
     Ok(unsafe { std::slice::from_raw_parts(p, n) })
 }
 
+/// What both slice directions check and read first: the live array (refreshed), its
+/// geometry, super-chunk and typesize, and `start`/`stop`/`buffershape` as slices.
+struct SliceArgs<'a> {
+    g: Geometry,
+    sc: *mut blosc2_schunk,
+    ts: i32,
+    start: &'a [i64],
+    stop: &'a [i64],
+    bshape: &'a [i64],
+}
+
+/// # Safety
+/// `array` NULL or live; `start`, `stop`, `buffershape` NULL or readable for ndim items.
+unsafe fn slice_args<'a>(
+    array: *const b2nd_array_t,
+    buffer_is_null: bool,
+    start: *const i64,
+    stop: *const i64,
+    buffershape: *const i64,
+    buffersize: i64,
+) -> Result<SliceArgs<'a>> {
+    // SAFETY: per contract.
+    let a = unsafe { array_of(array) }?;
+    if buffer_is_null {
+        return Err(Error::NullPointer);
+    }
+    refresh(a)?;
+    // SAFETY: live.
+    let (g, sc, ts) = unsafe { parts(a) }?;
+    let n = g.ndim;
+    let (start, stop, bshape) = (dims(start, n)?, dims(stop, n)?, dims(buffershape, n)?);
+    if buffersize < 0 {
+        return Err(Error::InvalidParam);
+    }
+    Ok(SliceArgs { g, sc, ts, start, stop, bshape })
+}
+
 /// # Safety
 /// As `b2nd_get_slice_cbuffer`.
 unsafe fn get_slice_impl(
@@ -858,18 +895,8 @@ unsafe fn get_slice_impl(
     buffersize: i64,
 ) -> Result<c_int> {
     // SAFETY: per contract.
-    let a = unsafe { array_of(array) }?;
-    if buffer.is_null() {
-        return Err(Error::NullPointer);
-    }
-    refresh(a)?;
-    // SAFETY: live.
-    let (g, sc, ts) = unsafe { parts(a) }?;
-    let n = g.ndim;
-    let (start, stop, bshape) = (dims(start, n)?, dims(stop, n)?, dims(buffershape, n)?);
-    if buffersize < 0 {
-        return Err(Error::InvalidParam);
-    }
+    let SliceArgs { g, sc, ts, start, stop, bshape } =
+        unsafe { slice_args(array, buffer.is_null(), start, stop, buffershape, buffersize) }?;
     // SAFETY: buffer writable for buffersize bytes per contract.
     let buf = unsafe { slice_mut(buffer as *mut u8, buffersize as usize) };
     nd::check_bounds(&g, start, stop)?;
@@ -909,18 +936,8 @@ unsafe fn set_slice_impl(
     array: *mut b2nd_array_t,
 ) -> Result<c_int> {
     // SAFETY: per contract.
-    let a = unsafe { array_of(array) }?;
-    if buffer.is_null() {
-        return Err(Error::NullPointer);
-    }
-    refresh(a)?;
-    // SAFETY: live.
-    let (g, sc, ts) = unsafe { parts(a) }?;
-    let n = g.ndim;
-    let (start, stop, bshape) = (dims(start, n)?, dims(stop, n)?, dims(buffershape, n)?);
-    if buffersize < 0 {
-        return Err(Error::InvalidParam);
-    }
+    let SliceArgs { g, sc, ts, start, stop, bshape } =
+        unsafe { slice_args(array, buffer.is_null(), start, stop, buffershape, buffersize) }?;
     // SAFETY: buffer readable for buffersize bytes per contract.
     let buf = unsafe { slice(buffer as *const u8, buffersize as usize) };
     // Other handles see the whole slice at once when the frame is locked.

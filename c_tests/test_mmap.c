@@ -223,6 +223,52 @@ static void schunks(size_t initial_mapping_size) {
   blosc2_remove_urlpath(pmm);
 }
 
+// The name of a storage's blosc2_io is the caller's label: the library must never read it.
+// python-blosc2 mallocs its mmap blosc2_io and sets only id and params, so the name holds
+// whatever malloc left there; here it is a pointer no process can read, and the super-chunk's
+// storage keeps the pointer as given.
+static void io_name_unread(void) {
+  printf("== io name never read\n");
+  const char* path = "tmm_noname.b2frame";
+  blosc2_remove_urlpath(path);
+  int32_t data[1100];
+  for (int i = 0; i < 1100; i++) data[i] = i * 5;
+  blosc2_cparams cp = BLOSC2_CPARAMS_DEFAULTS;
+  cp.typesize = 4; cp.nthreads = 1;
+  blosc2_stdio_mmap mm = BLOSC2_STDIO_MMAP_DEFAULTS;
+  mm.mode = "w+";
+  for (int id = BLOSC2_IO_FILESYSTEM; id <= BLOSC2_IO_FILESYSTEM_MMAP; id++) {
+    blosc2_io* io = malloc(sizeof(blosc2_io));
+    memset(io, 0xa5, sizeof(blosc2_io));
+    io->id = (uint8_t)id;
+    io->params = id == BLOSC2_IO_FILESYSTEM_MMAP ? &mm : NULL;
+    mm.mode = "w+";
+    blosc2_storage st = {.contiguous = true, .urlpath = (char*)path, .cparams = &cp, .io = io};
+    blosc2_schunk* s = blosc2_schunk_new(&st);
+    printf("  id %d new=%d", id, s != NULL);
+    if (s) {
+      printf(" append=%lld name kept=%d", (long long)blosc2_schunk_append_buffer(s, data, sizeof(data)),
+             s->storage->io->name == io->name);
+      blosc2_schunk_free(s);
+    }
+    mm.mode = "r";
+    s = blosc2_schunk_open_offset_udio(path, 0, io);
+    printf(" open_offset_udio=%d", s != NULL);
+    if (s) {
+      int32_t out[1100];
+      int r = blosc2_schunk_decompress_chunk(s, 0, out, sizeof(out));
+      printf(" decompress=%d same=%d name kept=%d", r, memcmp(out, data, sizeof(data)) == 0,
+             s->storage->io->name == io->name);
+      blosc2_schunk_free(s);
+    }
+    s = blosc2_schunk_open_udio(path, io);
+    printf(" open_udio=%d\n", s != NULL);
+    if (s) blosc2_schunk_free(s);  // the reference's free crashes on NULL
+    free(io);
+    blosc2_remove_urlpath(path);
+  }
+}
+
 int main(void) {
   setvbuf(stdout, NULL, _IONBF, 0);
   blosc2_init();
@@ -241,6 +287,7 @@ int main(void) {
   raw_backend();
   schunks(1);
   schunks(BLOSC2_STDIO_MMAP_DEFAULTS.initial_mapping_size);
+  io_name_unread();
   blosc2_destroy();
   return 0;
 }

@@ -72,7 +72,10 @@ logs=$(mktemp -d)
 trap 'rm -rf "$logs" "$site/sitecustomize.py"' EXIT
 printf 'import os, sys\nsys.setdlopenflags(os.RTLD_LAZY)\n' > "$site/sitecustomize.py"
 rc=0
-LD_DEBUG=bindings LD_DEBUG_OUTPUT="$logs/ld" "$clients/run-tests.sh" "$work" "$lib" -n 2 "${SUBSET[@]}" || rc=$?
+# A test that runs 120 s has every thread's stack printed (faulthandler), and the run is cut
+# at 15 minutes (it takes about 20 s): a hang shows where it is instead of stalling the suite.
+LD_DEBUG=bindings LD_DEBUG_OUTPUT="$logs/ld" timeout -k 30 900 "$clients/run-tests.sh" "$work" "$lib" -n 2 \
+  -o faulthandler_timeout=120 "${SUBSET[@]}" || rc=$?
 nm -D "$ext" | awk '$1 == "U" && $2 ~ /^(blosc|b2nd)/ {print $2}' | sort -u > "$logs/imported"
 cat "$logs"/ld.* | grep -F "$(basename "$ext")" | grep -F libblosc2.so.9 |
   sed -n "s/.*symbol \`\([A-Za-z0-9_]*\)'.*/\1/p" | sort -u > "$logs/reached"

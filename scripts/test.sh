@@ -18,10 +18,16 @@ set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 pass=0; fail=0; failed=()
+# Each step has a time limit (STEP_LIMIT seconds, 40 minutes unless set): a step that hangs
+# fails and the suite goes on, so a run always ends with its summary line.
+limit=${STEP_LIMIT:-2400}
 step() {
   local name=$1; shift
   echo "=== $name"
-  if "$@"; then pass=$((pass+1)); else fail=$((fail+1)); failed+=("$name"); echo "=== FAILED: $name"; fi
+  local rc=0
+  timeout -k 30 "$limit" "$@" || rc=$?
+  if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then echo "=== TIMED OUT after ${limit}s: $name"; fi
+  if [ $rc -eq 0 ]; then pass=$((pass+1)); else fail=$((fail+1)); failed+=("$name"); echo "=== FAILED: $name"; fi
 }
 step "fetch reference" scripts/fetch-reference.sh
 step "release build" make -s build

@@ -229,11 +229,7 @@ fn free_storage(st: *mut blosc2_storage) {
     c_free(s.urlpath);
     c_free(s.cparams);
     c_free(s.dparams);
-    if !s.io.is_null() {
-        // SAFETY: allocated in alloc_storage.
-        c_free(unsafe { (*s.io).name } as *mut c_char);
-        c_free(s.io);
-    }
+    c_free(s.io);
     c_free(st);
 }
 
@@ -245,9 +241,10 @@ fn alloc_storage(
     dparams: blosc2_dparams,
     io: &blosc2_io,
 ) -> *mut blosc2_storage {
-    // SAFETY: io.name is NULL or a NUL-terminated string (per the blosc2_io contract).
-    let io_name = unsafe { cstr(io.name) }.map(c_strdup).unwrap_or(std::ptr::null_mut());
-    let io_copy = c_box(blosc2_io { id: io.id, name: io_name, params: io.params });
+    // A plain copy, as the reference keeps: `io.name` is only the caller's label, never read
+    // here. Callers leave it uninitialised (python-blosc2's mmap backend mallocs the struct
+    // and sets only `id` and `params`), so reading it would read garbage.
+    let io_copy = c_box(*io);
     c_box(blosc2_storage {
         contiguous,
         urlpath: urlpath.map(c_strdup).unwrap_or(std::ptr::null_mut()),

@@ -24,8 +24,9 @@ limit=${STEP_LIMIT:-2400}
 step() {
   local name=$1; shift
   echo "=== $name"
-  local rc=0
+  local rc=0 t0=$SECONDS
   timeout -k 30 "$limit" "$@" || rc=$?
+  echo "=== $name: $((SECONDS - t0)) s"
   if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then echo "=== TIMED OUT after ${limit}s: $name"; fi
   if [ $rc -eq 0 ]; then pass=$((pass+1)); else fail=$((fail+1)); failed+=("$name"); echo "=== FAILED: $name"; fi
 }

@@ -76,12 +76,10 @@ impl UserCodec for Zfp {
             return FAILURE;
         }
         let dims: Vec<usize> = bs.iter().map(|&d| d as usize).collect();
-        let Some(stream) = z::compress(self.mode(meta, dims.len(), ts), ts == 8, &dims, src) else { return 0 };
-        if stream.len() >= src.len() || stream.len() > dest.len() {
-            return 0;
+        match z::compress(self.mode(meta, dims.len(), ts), ts == 8, &dims, src, dest) {
+            Some(n) if n < src.len() => n as i32,
+            _ => 0,
         }
-        dest[..stream.len()].copy_from_slice(&stream);
-        stream.len() as i32
     }
     fn decode(&self, src: &[u8], dest: &mut [u8], meta: u8, ctx: &CodecCallContext) -> i32 {
         if !ctx.in_schunk {

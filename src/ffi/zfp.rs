@@ -103,60 +103,117 @@ fn item_count(dims: &[usize], item: usize, bytes: usize) -> Option<usize> {
     (n.checked_mul(item)? == bytes).then_some(n)
 }
 
-/// Compress `input` (the items of a block of shape `dims`); the stream, or `None` when ZFP
-/// fails.
-pub fn compress(mode: Mode, double: bool, dims: &[usize], input: &[u8]) -> Option<Vec<u8>> {
-    let item = if double { 8 } else { 4 };
-    let n = item_count(dims, item, input.len())?;
-    // An aligned copy of the items: ZFP reads them as floats or doubles.
-    let mut items = vec![0u64; (n * item).div_ceil(8)];
-    // SAFETY: `items` holds at least input.len() bytes.
-    unsafe { std::ptr::copy_nonoverlapping(input.as_ptr(), items.as_mut_ptr() as *mut u8, input.len()) };
-    let data = items.as_mut_ptr() as *mut c_void;
-    // First a session without a buffer, to size the output for this mode.
-    // SAFETY: `items` outlives both sessions; the first one's stream is never written.
-    let max = unsafe { Session::new(mode, double, dims, data, std::ptr::null_mut(), 0)? }.maximum_size();
-    let mut out = vec![0u64; max.div_ceil(8) + 1];
-    // SAFETY: `out` holds `max` bytes (rounded up to words) and outlives the session.
-    let written = unsafe {
-        let s = Session::new(mode, double, dims, data, out.as_mut_ptr() as *mut u8, out.len() * 8)?;
-        z::zfp_compress(s.zfp, s.field)
-    };
-    if written == 0 || written > max {
-        return None;
+/// Word-aligned scratch buffers (items, stream) kept per thread between blocks, so that the
+/// blocks of a chunk do not each allocate and clear their own.
+#[derive(Default)]
+struct Scratch {
+    items: Vec<u64>,
+    stream: Vec<u64>,
+}
+
+impl Scratch {
+    fn words(v: &mut Vec<u64>, bytes: usize) -> &mut [u64] {
+        let w = bytes.div_ceil(8);
+        if v.len() < w {
+            v.resize(w, 0);
+        }
+        &mut v[..w]
     }
-    let mut bytes = vec![0u8; written];
-    // SAFETY: `out` holds at least `written` bytes.
-    unsafe { std::ptr::copy_nonoverlapping(out.as_ptr() as *const u8, bytes.as_mut_ptr(), written) };
-    Some(bytes)
+}
+
+thread_local! {
+    static SCRATCH: std::cell::RefCell<Scratch> = std::cell::RefCell::new(Scratch::default());
+}
+
+/// Run `f` with this thread's scratch (a fresh one if it is in use, which ZFP, never calling
+/// back, does not cause).
+fn with_scratch<R>(f: impl FnOnce(&mut Scratch) -> R) -> R {
+    SCRATCH.with(|cell| match cell.try_borrow_mut() {
+        Ok(mut s) => f(&mut s),
+        Err(_) => f(&mut Scratch::default()),
+    })
+}
+
+/// Compress `input` (the items of a block of shape `dims`) into `dest`; the stream's length,
+/// or `None` when ZFP fails or the stream does not fit `dest`.
+pub fn compress(mode: Mode, double: bool, dims: &[usize], input: &[u8], dest: &mut [u8]) -> Option<usize> {
+    let item = if double { 8 } else { 4 };
+    item_count(dims, item, input.len())?;
+    with_scratch(|sc| {
+        // ZFP reads the items as floats or doubles: in place when aligned for them, else
+        // from an aligned copy. It never writes them while compressing.
+        let data = if (input.as_ptr() as usize) % item == 0 {
+            input.as_ptr() as *mut c_void
+        } else {
+            let w = Scratch::words(&mut sc.items, input.len());
+            // SAFETY: `w` holds at least input.len() bytes; the regions are distinct.
+            unsafe { std::ptr::copy_nonoverlapping(input.as_ptr(), w.as_mut_ptr() as *mut u8, input.len()) };
+            w.as_mut_ptr() as *mut c_void
+        };
+        // First a session without a buffer, to size the output for this mode.
+        // SAFETY: `data` holds the items and outlives both sessions; the first one's stream
+        // is never written.
+        let max = unsafe { Session::new(mode, double, dims, data, std::ptr::null_mut(), 0)? }.maximum_size();
+        // ZFP writes whole words and never reads the buffer while compressing, so the
+        // reused buffer needs no clearing.
+        let out = Scratch::words(&mut sc.stream, max + 8);
+        // SAFETY: `out` holds max + 8 bytes (the most ZFP writes here) and outlives the
+        // session; `data` as above.
+        let written = unsafe {
+            let s = Session::new(mode, double, dims, data, out.as_mut_ptr() as *mut u8, out.len() * 8)?;
+            z::zfp_compress(s.zfp, s.field)
+        };
+        if written == 0 || written > max || written > dest.len() {
+            return None;
+        }
+        // SAFETY: `out` holds at least `written` bytes, `dest` was checked to.
+        unsafe { std::ptr::copy_nonoverlapping(out.as_ptr() as *const u8, dest.as_mut_ptr(), written) };
+        Some(written)
+    })
 }
 
 /// Decompress a stream into `output` (the items of a block of shape `dims`); `false` when
 /// ZFP fails.
 pub fn decompress(mode: Mode, double: bool, dims: &[usize], input: &[u8], output: &mut [u8]) -> bool {
     let item = if double { 8 } else { 4 };
-    let Some(n) = item_count(dims, item, output.len()) else { return false };
-    let mut items = vec![0u64; (n * item).div_ceil(8)];
-    let data = items.as_mut_ptr() as *mut c_void;
-    // SAFETY: `items` outlives the sessions; the first one only sizes the stream.
-    let Some(max) = (unsafe { Session::new(mode, double, dims, data, std::ptr::null_mut(), 0) }).map(|s| s.maximum_size())
-    else {
-        return false;
-    };
-    // The stream, zero-padded to the most ZFP may read for this shape and mode.
-    let words = max.max(input.len()).div_ceil(8) + 2;
-    let mut stream = vec![0u64; words];
-    // SAFETY: `stream` holds at least input.len() bytes.
-    unsafe { std::ptr::copy_nonoverlapping(input.as_ptr(), stream.as_mut_ptr() as *mut u8, input.len()) };
-    // SAFETY: `stream` and `items` outlive the session.
-    let read = unsafe {
-        let Some(s) = Session::new(mode, double, dims, data, stream.as_mut_ptr() as *mut u8, words * 8) else { return false };
-        z::zfp_decompress(s.zfp, s.field)
-    };
-    if read == 0 {
+    if item_count(dims, item, output.len()).is_none() {
         return false;
     }
-    // SAFETY: `items` holds output.len() bytes.
-    unsafe { std::ptr::copy_nonoverlapping(items.as_ptr() as *const u8, output.as_mut_ptr(), output.len()) };
-    true
+    with_scratch(|sc| {
+        // Items are written in place when `output` is aligned for them, else to a copy.
+        let direct = (output.as_ptr() as usize) % item == 0;
+        let data = if direct {
+            output.as_mut_ptr() as *mut c_void
+        } else {
+            Scratch::words(&mut sc.items, output.len()).as_mut_ptr() as *mut c_void
+        };
+        // SAFETY: `data` holds the items and outlives the sessions; the first one only
+        // sizes the stream.
+        let Some(max) = (unsafe { Session::new(mode, double, dims, data, std::ptr::null_mut(), 0) }).map(|s| s.maximum_size())
+        else {
+            return false;
+        };
+        // The stream, zero-padded to the most ZFP may read for this shape and mode.
+        let words = max.max(input.len()).div_ceil(8) + 2;
+        let stream = Scratch::words(&mut sc.stream, words * 8);
+        let bytes: &mut [u8] = {
+            // SAFETY: a u64 slice seen as its bytes (u8 has no alignment or validity needs).
+            unsafe { std::slice::from_raw_parts_mut(stream.as_mut_ptr() as *mut u8, words * 8) }
+        };
+        bytes[..input.len()].copy_from_slice(input);
+        bytes[input.len()..].fill(0);
+        // SAFETY: `stream` and `data` outlive the session.
+        let read = unsafe {
+            let Some(s) = Session::new(mode, double, dims, data, stream.as_mut_ptr() as *mut u8, words * 8) else { return false };
+            z::zfp_decompress(s.zfp, s.field)
+        };
+        if read == 0 {
+            return false;
+        }
+        if !direct {
+            // SAFETY: the scratch items hold output.len() bytes.
+            unsafe { std::ptr::copy_nonoverlapping(sc.items.as_ptr() as *const u8, output.as_mut_ptr(), output.len()) };
+        }
+        true
+    })
 }

@@ -444,13 +444,22 @@ fn encode_cell8(e: &mut Enc<'_>, src: &[u8], at: usize, b1: usize) {
     // The hashes of rows i..i+3 and of rows i..i+2 both start with the stripe of rows
     // i..i+2: merge each stripe once, as the passes below reach it.
     let mut merged = [0u32; 7];
-    // Rows i..i+3 as three consecutive earlier rows (the other rows follow).
-    for i in 0..6 {
-        let part = &cell[2 * i..2 * i + 6];
-        let (stripe, tail) = part.as_chunks::<4>();
+    let mut triple_slot = |i: usize| {
+        let (stripe, tail) = cell[2 * i..2 * i + 6].as_chunks::<4>();
         merged[i] = converge(stripe);
-        let hv = slot(finish(merged[i], part.len(), tail));
-        let t = e.tabs.triple.get(hv);
+        slot(finish(merged[i], 6, tail))
+    };
+    // Rows i..i+3 as three consecutive earlier rows (the other rows follow). The next
+    // triple is hashed and looked up before this one is tried, so that the two overlap.
+    let mut next = (triple_slot(0), 0);
+    next.1 = e.tabs.triple.get(next.0);
+    for i in 0..6 {
+        let (hv, t) = next;
+        if i < 5 {
+            next.0 = triple_slot(i + 1);
+            next.1 = e.tabs.triple.get(next.0);
+        }
+        let part = &cell[2 * i..2 * i + 6];
         if t == 0 {
             upd_triple[i] = (anchor + 1 + i * 8) as u32;
             e.hash_triple[i] = hv;

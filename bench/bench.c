@@ -3,7 +3,7 @@
  *   dataset codec filter clevel nthreads nbytes cbytes cspeed_GBps dspeed_GBps
  * plus a memcpy line (the ceiling). Usage: bench [seconds_per_measure] [rainfall.bin] [codec]
  *
- * plugins mode: bench plugins [seconds_per_measure] times NDLZ, ZFP (three modes), ndcell and
+ * plugins mode: bench plugins [seconds_per_measure [name]] times NDLZ, ZFP (three modes), ndcell and
  * ndmean on b2nd arrays in memory (b2nd_from_cbuffer compresses, b2nd_to_cbuffer decompresses):
  *   plugin config meta nbytes cbytes cspeed_GBps dspeed_GBps
  *
@@ -155,7 +155,7 @@ static int do_pd(void *p) {
 
 /* The n-dimensional plugins on a smooth 2-D field (NDLZ on its bytes, the others on float32
    and float64), one thread. */
-static int bench_plugins(double budget) {
+static int bench_plugins(double budget, const char *only) {
   const int64_t shape[2] = {1024, 1024};
   const int32_t chunk[2] = {256, 256}, block[2] = {64, 64};
   struct { const char *name; int ts; int codec; int meta; int filter; int fmeta; } cfgs[] = {
@@ -174,6 +174,7 @@ static int bench_plugins(double budget) {
   };
   int64_t n = shape[0] * shape[1];
   for (size_t c = 0; c < sizeof cfgs / sizeof *cfgs; c++) {
+    if (only && strcmp(only, cfgs[c].name) != 0) continue;
     int ts = cfgs[c].ts;
     unsigned char *data = malloc(n * ts), *back = malloc(n * ts);
     for (int64_t i = 0; i < n; i++) {
@@ -222,7 +223,7 @@ static int bench_plugins(double budget) {
 int main(int argc, char **argv) {
   if (argc > 1 && strcmp(argv[1], "plugins") == 0) {
     blosc2_init();
-    int rc = bench_plugins(argc > 2 ? atof(argv[2]) : 0.15);
+    int rc = bench_plugins(argc > 2 ? atof(argv[2]) : 0.15, argc > 3 ? argv[3] : NULL);
     blosc2_destroy();
     return rc;
   }

@@ -3,7 +3,7 @@
 //! implementing [`Storage`]; this module provides memory and `std::fs::File` backends.
 
 use std::fs::{File, OpenOptions};
-use std::io::{Seek, SeekFrom, Write};
+use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
@@ -99,6 +99,10 @@ impl Storage for MemStorage {
     }
 }
 
+/// Reads of fewer bytes go into a zeroed buffer with one positioned read (the clearing
+/// costs less than the seek the other way needs).
+const ZERO_FILL_BELOW: usize = 16 << 10;
+
 /// A frame in a file, through `std::fs::File`. It remembers its path and the identity of the
 /// file it opened, to notice a replaced file ([`Storage::follow_path`]).
 #[derive(Debug)]
@@ -172,8 +176,19 @@ impl Storage for FileStorage {
         if len > CHECK_ABOVE && end > self.len()? {
             return Err(Error::FileRead);
         }
-        let mut v = vec![0u8; len];
-        self.read_at(pos, &mut v)?;
+        if len < ZERO_FILL_BELOW {
+            let mut v = vec![0u8; len];
+            self.read_at(pos, &mut v)?;
+            return Ok(v);
+        }
+        // Large reads (whole chunks) go into fresh capacity, which `read_to_end` fills
+        // without clearing it first.
+        let mut v = Vec::with_capacity(len);
+        self.file.seek(SeekFrom::Start(pos)).map_err(|_| Error::FileRead)?;
+        (&self.file).take(len as u64).read_to_end(&mut v).map_err(|_| Error::FileRead)?;
+        if v.len() != len {
+            return Err(Error::FileRead);
+        }
         Ok(v)
     }
 

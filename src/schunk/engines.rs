@@ -15,7 +15,7 @@ use std::sync::Arc;
 
 use super::{Store, SuperChunk};
 use crate::chunk::compress::Compressor;
-use crate::chunk::decompress::Decompressor;
+use crate::chunk::decompress::{Decompressor, LazyReader};
 use crate::chunk::header::{ChunkHeader, MAX_OVERHEAD};
 use crate::error::{Error, Result};
 use crate::frame::cframe::chunk_sizes;
@@ -69,6 +69,33 @@ impl SuperChunk {
         }
         let c = if lazy { self.get_lazy_chunk(n)? } else { self.get_chunk(n)? };
         Ok(Held::Owned(c.into_owned()))
+    }
+
+    /// Chunk `n` fetched to decode the blocks marked in `needed` (one entry per block): in
+    /// memory the chunk itself; from a frame file the whole chunk when every block is
+    /// needed, else its lazy form with the needed blocks read ahead in one read (chunks
+    /// claiming more than `max_nbytes` are read block by block). `check_fresh`: look for
+    /// other handles' changes first, as every data access does; an operation reading several
+    /// chunks does that for its first one only (with locking on it is always done).
+    pub fn partial_chunk(&mut self, n: i64, needed: &[bool], max_nbytes: usize, check_fresh: bool) -> Result<PartialChunk> {
+        self.guarded_with(false, check_fresh, |s| {
+            let idx = s.check_index(n)?;
+            let on_disk = s.urlpath.is_some();
+            match &mut s.store {
+                Store::Memory(v) => Ok(PartialChunk { chunk: Held::Shared(Arc::clone(&v[idx])), reader: None }),
+                Store::Frame(f) if !on_disk || needed.iter().all(|&b| b) => {
+                    Ok(PartialChunk { chunk: Held::Owned(f.chunk(idx)?.into_owned()), reader: None })
+                }
+                Store::Frame(f) => {
+                    let lazy = f.lazy_chunk(idx)?.into_owned();
+                    let reader = f.read_ahead(&lazy, needed, max_nbytes).map(|mut p| {
+                        p.fallback = s.dctx.lazy.clone();
+                        Arc::new(p) as Arc<dyn LazyReader>
+                    });
+                    Ok(PartialChunk { chunk: Held::Owned(lazy), reader })
+                }
+            }
+        })
     }
 
     /// Take the compression engine out, ready for the next chunk; a spare configured the
@@ -149,6 +176,87 @@ pub fn with_decompressor<H: Holder, R>(h: &H, f: impl FnOnce(&mut Decompressor) 
         Ok(())
     })?;
     r
+}
+
+/// Chunk bytes fetched to decode some of its blocks ([`SuperChunk::partial_chunk`]).
+pub struct PartialChunk {
+    pub chunk: Held,
+    /// Serves the blocks read ahead (others go to the engine's own reader).
+    pub reader: Option<Arc<dyn LazyReader>>,
+}
+
+/// Run `f` with the engine taken out, reading lazy blocks through `reader` when given.
+fn run_released<H: Holder, R>(
+    h: &H,
+    mut engine: Decompressor,
+    n: i64,
+    reader: Option<Arc<dyn LazyReader>>,
+    f: impl FnOnce(&mut Decompressor) -> Result<R>,
+) -> Result<R> {
+    engine.nchunk = n;
+    let own = reader.map(|r| std::mem::replace(&mut engine.lazy, Some(r)));
+    let r = f(&mut engine);
+    if let Some(own) = own {
+        engine.lazy = own;
+    }
+    h.hold(|s| {
+        s.put_decompressor(engine);
+        Ok(())
+    })?;
+    r
+}
+
+/// Decode the blocks of chunk `n` marked in `needed` one by one into `sink` (see
+/// [`Decompressor::decompress_blocks`]), on the calling thread. The engine runs with the
+/// super-chunk released, except where nothing but this library's code can run (no
+/// postfilter, built-in codecs and filters): a chunk of an in-memory frame is then decoded
+/// where it lies instead of being copied out first.
+pub fn decompress_blocks_in<H: Holder>(
+    h: &H,
+    n: i64,
+    needed: &[bool],
+    max_nbytes: usize,
+    check_fresh: bool,
+    sink: &mut dyn FnMut(usize, &[u8]) -> Result<()>,
+) -> Result<()> {
+    let step = h.hold(|s| {
+        if s.urlpath.is_none() {
+            let idx = s.check_index(n)?;
+            if let Store::Frame(f) = &mut s.store {
+                let chunk = f.chunk(idx)?;
+                if !s.dctx.may_run_user_code(&chunk) {
+                    s.dctx.nchunk = n;
+                    s.dctx.decompress_blocks(&chunk, needed, &mut *sink)?;
+                    return Ok(None);
+                }
+            }
+        }
+        let p = s.partial_chunk(n, needed, max_nbytes, check_fresh)?;
+        Ok(Some((p, s.take_decompressor())))
+    })?;
+    let Some((p, engine)) = step else { return Ok(()) };
+    run_released(h, engine, n, p.reader, |d| d.decompress_blocks(&p.chunk, needed, sink))
+}
+
+/// Decompress the blocks of chunk `n` marked in `needed` into their places in `dest` (one
+/// whole chunk; other blocks are left alone), with the engine released and its threads.
+pub fn decompress_masked_in<H: Holder>(
+    h: &H,
+    n: i64,
+    needed: &[bool],
+    check_fresh: bool,
+    dest: &mut [u8],
+) -> Result<usize> {
+    let (p, engine) = h.hold(|s| {
+        let p = s.partial_chunk(n, needed, dest.len(), check_fresh)?;
+        Ok((p, s.take_decompressor()))
+    })?;
+    run_released(h, engine, n, p.reader, |d| {
+        d.maskout = Some(needed.iter().map(|&b| !b).collect());
+        let r = d.decompress(&p.chunk, dest);
+        d.maskout = None;
+        r
+    })
 }
 
 /// Decompress chunk `n` into `dest`; its uncompressed size.

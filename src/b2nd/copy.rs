@@ -160,6 +160,35 @@ mod tests {
         assert!(dst.iter().all(|&b| b == 0));
     }
 
+    /// Windows of every row length from 1 to 80 bytes (the short-run moves and the plain
+    /// copy) in 3 dimensions, item by item against a naive copy.
+    #[test]
+    fn windows_of_every_row_length() {
+        let pad = [5i64, 6, 100];
+        for itemsize in [1usize, 2, 4] {
+            let src: Vec<u8> = (0..5 * 6 * 100 * itemsize).map(|i| (i * 31 % 253) as u8).collect();
+            for len in 1..=(80 / itemsize as i64) {
+                let shape = [3i64, 4, len];
+                let (s0, d0) = ([1i64, 2, 3], [2i64, 1, 0]);
+                let mut dst = vec![0u8; src.len()];
+                let s = Region { pad_shape: &pad, start: &s0 };
+                let d = Region { pad_shape: &pad, start: &d0 };
+                copy_region(itemsize, &shape, &src, &s, &mut dst, &d).unwrap();
+                let mut want = vec![0u8; src.len()];
+                for a in 0..shape[0] {
+                    for b in 0..shape[1] {
+                        for c in 0..shape[2] {
+                            let si = (((s0[0] + a) * 6 + s0[1] + b) * 100 + s0[2] + c) as usize * itemsize;
+                            let di = (((d0[0] + a) * 6 + d0[1] + b) * 100 + d0[2] + c) as usize * itemsize;
+                            want[di..di + itemsize].copy_from_slice(&src[si..si + itemsize]);
+                        }
+                    }
+                }
+                assert_eq!(dst, want, "itemsize {itemsize} row {len}");
+            }
+        }
+    }
+
     #[test]
     fn merges_contiguous_dims() {
         let src: Vec<u8> = (0..24).collect();

@@ -378,6 +378,88 @@ mod tests {
         }
     }
 
+    /// The same chunks, read block by block through `for_blocks` (as the super-chunk does);
+    /// counts the blocks handed out.
+    struct Blockwise(Mem, usize);
+
+    impl ChunkIo for Blockwise {
+        fn read_chunk(&mut self, n: i64, dest: &mut [u8]) -> Result<()> {
+            self.0.read_chunk(n, dest)
+        }
+        fn write_chunk(&mut self, n: i64, data: &[u8]) -> Result<()> {
+            self.0.write_chunk(n, data)
+        }
+        fn for_blocks(
+            &mut self,
+            n: i64,
+            needed: &[bool],
+            chunk_bytes: usize,
+            sink: &mut dyn FnMut(usize, &[u8]) -> Result<()>,
+        ) -> Result<bool> {
+            let chunk = &self.0.chunks[n as usize];
+            assert_eq!(chunk.len(), chunk_bytes);
+            let bs = chunk.len() / needed.len();
+            for (b, _) in needed.iter().enumerate().filter(|(_, &x)| x) {
+                self.1 += 1;
+                sink(b, &chunk[b * bs..(b + 1) * bs])?;
+            }
+            Ok(true)
+        }
+    }
+
+    /// Block by block or through a chunk buffer, a read gives the same bytes, asks only for
+    /// the blocks the slice touches, and leaves the buffer outside the slice alone.
+    #[test]
+    fn blockwise_reads_match_chunk_reads() {
+        let shape = [11i64, 9, 7];
+        let g = Geometry::new(&shape, &[5, 4, 7], &[2, 3, 3]).unwrap();
+        let ts = 4;
+        let n = g.nitems as usize * ts;
+        let src: Vec<u8> = (0..n).map(|i| (i * 13 % 251) as u8).collect();
+        let mut io = mem(&g, ts);
+        set(&g, ts, &mut io, &[0, 0, 0], &shape, &src, &shape).unwrap();
+        let mut bw = Blockwise(Mem { chunks: io.chunks.clone(), writes: vec![] }, 0);
+        for (start, stop) in [([0i64, 0, 0], shape), ([1, 2, 3], [9, 8, 5]), ([4, 3, 2], [5, 4, 3]), ([5, 0, 0], [10, 4, 7])] {
+            let bufshape = [12i64, 10, 8];
+            let mut a = vec![0xaau8; 12 * 10 * 8 * ts];
+            let mut b = a.clone();
+            get(&g, ts, &mut io, &start, &stop, &mut a, &bufshape).unwrap();
+            bw.1 = 0;
+            get(&g, ts, &mut bw, &start, &stop, &mut b, &bufshape).unwrap();
+            assert_eq!(a, b, "{start:?}..{stop:?}");
+            let touched: usize = touched_chunks(&g, &start, &stop)
+                .iter()
+                .map(|c| (0..nblocks(&g)).filter(|&k| block_part(&g, c, k, &start, &stop).is_some()).count())
+                .sum();
+            assert_eq!(bw.1, touched);
+            let inside: usize = (0..3).map(|i| (stop[i] - start[i]) as usize).product();
+            assert!(b.iter().filter(|&&x| x == 0xaa).count() >= (12 * 10 * 8 - inside) * ts);
+        }
+    }
+
+    /// `needed_blocks` marks exactly the blocks `block_part` finds a piece of the slice in.
+    #[test]
+    fn needed_blocks_agree_with_block_parts() {
+        for (shape, cs, bs) in [
+            (vec![10i64, 7], vec![4, 5], vec![3, 2]),
+            (vec![5, 4, 3], vec![2, 3, 2], vec![2, 2, 1]),
+            (vec![9], vec![4], vec![3]),
+            (vec![6, 6, 6, 6], vec![3, 4, 5, 6], vec![2, 3, 2, 4]),
+        ] {
+            let g = Geometry::new(&shape, &cs, &bs).unwrap();
+            let nd = shape.len();
+            for k in 0..40i64 {
+                let start: Vec<i64> = (0..nd).map(|i| (k * (i as i64 + 3)) % shape[i]).collect();
+                let stop: Vec<i64> = (0..nd).map(|i| (start[i] + 1 + (k * 7 + i as i64) % 5).min(shape[i])).collect();
+                for c in touched_chunks(&g, &start, &stop) {
+                    let want: Vec<bool> =
+                        (0..nblocks(&g)).map(|b| block_part(&g, &c, b, &start, &stop).is_some()).collect();
+                    assert_eq!(needed_blocks(&g, &c, &start, &stop), want, "{shape:?} {start:?}..{stop:?}");
+                }
+            }
+        }
+    }
+
     fn mem(g: &Geometry, ts: usize) -> Mem {
         Mem { chunks: vec![vec![0; g.extchunknitems as usize * ts]; g.nchunks() as usize], writes: vec![] }
     }

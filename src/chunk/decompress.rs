@@ -695,11 +695,11 @@ impl Decompressor {
         if view.is_vlblocks() {
             return Err(Error::InvalidParam);
         }
-        if view.nbytes == 0 {
-            return Ok(());
-        }
-        if needed.len() != view.nblocks {
+        if needed.len() != view.nblocks && view.nbytes > 0 {
             return Err(Error::Data);
+        }
+        if !needed.contains(&true) {
+            return Ok(());
         }
         self.load_lazy_dict(&mut view)?;
         self.workers.ensure(1)?;

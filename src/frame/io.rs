@@ -307,6 +307,24 @@ mod tests {
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
+    /// Large reads (into fresh capacity) and small ones (into a cleared buffer) give the
+    /// same bytes, and both fail past the end of the file.
+    #[test]
+    fn large_and_small_file_reads() {
+        let dir = std::env::temp_dir().join(format!("b2io-large-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let p = dir.join("f.bin");
+        let content: Vec<u8> = (0..100_000u32).map(|i| (i * 7 % 251) as u8).collect();
+        std::fs::write(&p, &content).unwrap();
+        let mut s = FileStorage::open(&p, false).unwrap();
+        for (pos, len) in [(0usize, 100_000usize), (3, 70_000), (99_000, 1000), (5, ZERO_FILL_BELOW), (7, ZERO_FILL_BELOW - 1)] {
+            assert_eq!(s.read_vec(pos as u64, len).unwrap(), &content[pos..pos + len]);
+        }
+        assert_eq!(s.read_vec(50_000, 50_001), Err(Error::FileRead));
+        assert_eq!(s.read_vec(99_990, 11), Err(Error::FileRead));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
     #[test]
     fn memory_and_file() {
         exercise(&mut MemStorage::default());

@@ -92,7 +92,7 @@ static void read_slice(const char *tag, b2nd_array_t *a, const int64_t *start, c
 
 static void slices(const geom *g, b2nd_array_t *a) {
   int nd = g->ndim;
-  int64_t start[3], stop[3], shape[3], big[3];
+  int64_t start[3] = {0}, stop[3] = {0}, shape[3] = {0}, big[3] = {0};
   /* inside one block */
   for (int i = 0; i < nd; i++) {
     start[i] = g->chunk[i] + 1; stop[i] = start[i] + 1 + (i == nd - 1); shape[i] = stop[i] - start[i];

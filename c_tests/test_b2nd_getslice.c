@@ -4,8 +4,10 @@
 // (delta, where the reference is wrong, is test_b2nd_getslice_delta.c): slices inside one block, exactly one chunk, across chunk edges, whole arrays and
 // buffers larger than the slice (the rest reads as zeros). Then a frame file changed under an
 // open array: rewritten by another handle, replaced by rename, removed, cut short and grown
-// again. Then a user filter whose backward step calls back into the array's super-chunk
-// while slices are read (it must find it free). Prints hashes and return codes only.
+// again. Then arrays on a user I/O backend (every stream it opens is closed by the time a
+// call returns) and on the mmap backend. Then a user filter whose backward step calls back
+// into the array's super-chunk while slices are read (it must find it free). Prints hashes
+// and return codes only.
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +15,7 @@
 #include <inttypes.h>
 #include <unistd.h>
 #include "b2nd.h"
+#include "blosc2/blosc2-stdio.h"
 
 static uint64_t fnv(const uint8_t *p, int64_t n) {
   uint64_t h = 1469598103934665603ULL;
@@ -181,6 +184,64 @@ static void changed_files(void) {
   blosc2_remove_urlpath(p);
 }
 
+/* A user I/O backend over the stdio one, counting streams. */
+static int opened, closed;
+static void *u_open(const char *u, const char *mode, void *params) {
+  void *f = blosc2_stdio_open(u, mode, NULL);
+  if (f != NULL) opened++;
+  return f;
+}
+static int u_close(void *s) { closed++; return blosc2_stdio_close(s); }
+static int64_t u_size(void *s) { return blosc2_stdio_size(s); }
+static int64_t u_write(const void *p, int64_t sz, int64_t n, int64_t pos, void *s) {
+  return blosc2_stdio_write(p, sz, n, pos, s);
+}
+static int64_t u_read(void **p, int64_t sz, int64_t n, int64_t pos, void *s) {
+  return blosc2_stdio_read(p, sz, n, pos, s);
+}
+static int u_trunc(void *s, int64_t n) { return blosc2_stdio_truncate(s, n); }
+static int u_destroy(void *p) { return 0; }
+
+static void io_backends(void) {
+  blosc2_io_cb cb = {.id = 212, .name = "getslice_io", .is_allocation_necessary = true, .open = u_open,
+                     .close = u_close, .size = u_size, .write = u_write, .read = u_read, .truncate = u_trunc,
+                     .destroy = u_destroy};
+  printf("register io=%d\n", blosc2_register_io_cb(&cb));
+  for (int gi = 0; gi < 2; gi++) {
+    for (int b = 0; b < 2; b++) {
+      for (int contiguous = 1; contiguous >= b; contiguous--) {
+        /* (an mmap parameter struct serves one file) */
+        blosc2_stdio_mmap mm = BLOSC2_STDIO_MMAP_DEFAULTS;
+        mm.mode = "w+";
+        blosc2_io ios[2] = {{.id = 212, .name = "getslice_io", .params = NULL},
+                            {.id = BLOSC2_IO_FILESYSTEM_MMAP, .name = "filesystem_mmap", .params = &mm}};
+        const geom *g = &GEOMS[gi];
+        const char *p = "getslice_io.b2nd";
+        blosc2_remove_urlpath(p);
+        blosc2_cparams cp = BLOSC2_CPARAMS_DEFAULTS;
+        cp.typesize = g->typesize;
+        cp.nthreads = 1;
+        blosc2_dparams dp = BLOSC2_DPARAMS_DEFAULTS;
+        blosc2_storage st = {.contiguous = contiguous, .urlpath = (char *)p, .cparams = &cp, .dparams = &dp, .io = &ios[b]};
+        b2nd_context_t *ctx = b2nd_create_ctx(&st, g->ndim, g->shape, g->chunk, g->block, NULL, 0, NULL, 0);
+        int64_t nbytes;
+        uint8_t *src = source(g, &nbytes);
+        b2nd_array_t *a = NULL;
+        opened = closed = 0;
+        int rc = b2nd_from_cbuffer(ctx, &a, src, nbytes);
+        printf("%s io %s %s: from_cbuffer=%d\n", g->name, b ? "mmap" : "user", contiguous ? "contiguous" : "sparse", rc);
+        free(src);
+        b2nd_free_ctx(ctx);
+        if (rc < 0) continue;
+        slices(g, a);
+        if (b == 0) printf("  streams opened>0 %d all closed %d\n", opened > 0, opened == closed);
+        b2nd_free(a);
+        blosc2_remove_urlpath(p);
+      }
+    }
+  }
+}
+
 /* A user filter whose backward step uses the super-chunk it decodes for. */
 enum { FILTER = 251 };
 static blosc2_schunk *G;
@@ -238,6 +299,7 @@ int main(void) {
   blosc2_init();
   stores();
   changed_files();
+  io_backends();
   reentrant_filter();
   blosc2_destroy();
   return 0;

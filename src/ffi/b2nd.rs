@@ -255,11 +255,13 @@ struct ScIo {
     /// Whether this operation has looked for other handles' changes to the frame already:
     /// chunks read after the first one do not look again.
     fresh: bool,
+    /// The super-chunk's decompression threads, once asked.
+    threads: Option<i16>,
 }
 
 impl ScIo {
     fn new(sc: *mut blosc2_schunk) -> ScIo {
-        ScIo { sc, fresh: false }
+        ScIo { sc, fresh: false, threads: None }
     }
 
     fn on_disk(&self) -> bool {
@@ -316,9 +318,10 @@ impl ChunkIo for ScIo {
         chunk_bytes: usize,
         sink: &mut dyn FnMut(usize, &[u8]) -> Result<()>,
     ) -> Result<bool> {
-        let Some(threads) = with_handle(self.sc, |h| h.sc.decompressor().params.nthreads) else {
-            return Ok(false);
-        };
+        if self.threads.is_none() {
+            self.threads = with_handle(self.sc, |h| h.sc.decompressor().params.nthreads);
+        }
+        let Some(threads) = self.threads else { return Ok(false) };
         if threads > 1 {
             let count = needed.iter().filter(|&&b| b).count();
             let block = chunk_bytes / needed.len().max(1);
@@ -335,24 +338,6 @@ impl ChunkIo for ScIo {
         self.fresh = true;
         self.note_read(n, needed);
         Ok(true)
-    }
-
-    fn read_block(&mut self, n: i64, nblock: usize, dest: &mut [u8]) -> Result<bool> {
-        let r = with_handle(self.sc, |h| h.sc.decompress_block(n, nblock, dest));
-        Ok(matches!(r, Some(Ok(len)) if len == dest.len()))
-    }
-
-    /// On disk a masked read fetches the chunk's index once and then only the blocks
-    /// needed (a lazy chunk), which is never worse than fetching it again for each block:
-    /// block by block only in memory, for reads touching few blocks.
-    fn compact_ratio(&self) -> usize {
-        // SAFETY: sc live (checked by the callers).
-        let on_disk = unsafe { (*self.sc).storage.as_ref() }.is_some_and(|s| !s.urlpath.is_null());
-        if on_disk {
-            usize::MAX
-        } else {
-            16
-        }
     }
 
     fn write_chunk(&mut self, n: i64, data: &[u8]) -> Result<()> {
@@ -973,7 +958,7 @@ unsafe fn get_slice_impl(
     } else {
         buf.fill(0);
     }
-    nd::get(&g, ts as usize, &mut ScIo { sc, fresh }, start, stop, buf, bshape)?;
+    nd::get(&g, ts as usize, &mut ScIo { fresh, ..ScIo::new(sc) }, start, stop, buf, bshape)?;
     Ok(0)
 }
 

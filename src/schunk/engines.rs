@@ -194,7 +194,7 @@ fn run_released<H: Holder, R>(
     f: impl FnOnce(&mut Decompressor) -> Result<R>,
 ) -> Result<R> {
     engine.nchunk = n;
-    let own = reader.map(|r| std::mem::replace(&mut engine.lazy, Some(r)));
+    let own = reader.map(|r| engine.lazy.replace(r));
     let r = f(&mut engine);
     if let Some(own) = own {
         engine.lazy = own;

@@ -42,16 +42,17 @@ impl LazyReader for Prefetched {
     }
 }
 
-/// The chunk number and position its trailer records and the byte span `[lo, hi)` of a lazy chunk (as [`crate::frame::cframe::Frame::lazy_chunk`]
-/// builds it) that holds the blocks marked in `needed`, from its block starts and trailer;
-/// `None` when there is nothing to read ahead (no block needed, memcpyed, special or VL-block
-/// chunks, a chunk claiming more than `max_nbytes` uncompressed bytes, or sizes that could
-/// not be blocks: the decoder then reports them as usual). The span is never larger than
-/// the chunk's blocks could be, so a damaged chunk cannot make it allocate more.
+/// The chunk number and position its trailer records, and the byte span `[lo, hi)` of a
+/// lazy chunk (as [`crate::frame::cframe::Frame::lazy_chunk`] builds it) that holds the
+/// blocks marked in `needed`, from its block starts (or, memcpyed, the block size) and
+/// trailer. `None` when there is nothing to read ahead (no block needed, special or
+/// VL-block chunks, a chunk claiming more than `max_nbytes` uncompressed bytes, or sizes
+/// that could not be blocks: the decoder then reports them as usual). The span is never
+/// larger than the chunk's blocks could be, so a damaged chunk cannot make it allocate more.
 pub fn needed_span(lazy: &[u8], needed: &[bool], max_nbytes: usize) -> Option<(i32, i64, i64, i64)> {
     use super::header::ChunkHeader;
     let h = ChunkHeader::read(lazy).ok()?;
-    if !h.lazy() || h.memcpyed() || h.vlblocks() || h.special() != Some(super::header::Special::None) {
+    if !h.lazy() || h.vlblocks() || h.special() != Some(super::header::Special::None) {
         return None;
     }
     if h.nbytes as usize > max_nbytes {
@@ -65,9 +66,17 @@ pub fn needed_span(lazy: &[u8], needed: &[bool], max_nbytes: usize) -> Option<(i
     let max_csize = h.blocksize as i64 + 4 * h.typesize as i64;
     let trailer = LazyTrailer::parse(lazy, hlen + 4 * nblocks, nblocks, max_csize).ok()?;
     let (mut lo, mut hi) = (i64::MAX, 0i64);
+    let bs = h.blocksize as i64;
     for (j, _) in needed.iter().enumerate().filter(|(_, &n)| n) {
-        let start = le_i32(lazy, hlen + 4 * j).ok()? as i64;
-        let csize = *trailer.csizes.get(j)? as i64;
+        let mut csize = *trailer.csizes.get(j)? as i64;
+        let start = if h.memcpyed() {
+            // Blocks lie one after the other; a block is read whole, or as far as the
+            // trailer says when that is more.
+            csize = csize.max(bs.min(h.nbytes as i64 - j as i64 * bs));
+            hlen as i64 + j as i64 * bs
+        } else {
+            le_i32(lazy, hlen + 4 * j).ok()? as i64
+        };
         if start <= 0 || csize <= 0 || csize > max_csize || start + csize > cbytes {
             return None;
         }

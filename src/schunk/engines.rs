@@ -409,7 +409,7 @@ mod tests {
     /// Block-by-block and masked reads give the bytes a whole-chunk read gives, for every
     /// store: separate chunks, an in-memory frame (decoded in place, or released for a
     /// postfilter), a frame file (the needed blocks read ahead in one read, its lazy
-    /// reader left in place afterwards) and a sparse frame; shuffle and delta both.
+    /// reader left in place afterwards) and a sparse frame; shuffle, delta and memcpyed.
     #[test]
     fn block_reads_match_whole_chunks_in_every_store() {
         struct Count(Mutex<u32>);
@@ -431,18 +431,21 @@ mod tests {
             StorageSpec { contiguous: false, urlpath: Some(dir.join("sparse")) },
         ];
         for spec in &specs {
-            for filters in [[0, 0, 0, 0, 0, 1], [0, 0, 0, 0, 3, 1]] {
+            // shuffle, delta + shuffle, and stored as is (memcpyed)
+            for (filters, clevel) in [([0, 0, 0, 0, 0, 1], 5), ([0, 0, 0, 0, 3, 1], 5), ([0, 0, 0, 0, 0, 1], 0)] {
                 if let Some(p) = &spec.urlpath {
                     let _ = std::fs::remove_file(p);
                     let _ = std::fs::remove_dir_all(p);
                 }
-                let cp = CompressParams { typesize: 4, nthreads: 1, blocksize: 4096, filters, ..CompressParams::default() };
+                let cp =
+                    CompressParams { typesize: 4, nthreads: 1, blocksize: 4096, filters, clevel, ..CompressParams::default() };
                 let mut sc = SuperChunk::new(cp, DecompressParams::default(), spec).unwrap();
                 for part in src.chunks(32768) {
                     sc.append_buffer(part).unwrap();
                 }
                 let mut whole = vec![0u8; 32768];
                 sc.decompress_chunk(1, &mut whole).unwrap();
+                assert_eq!(ChunkHeader::read(&sc.get_chunk(1).unwrap()).unwrap().memcpyed(), clevel == 0);
                 // From disk, a few blocks come lazily with their bytes read ahead; all of
                 // them as the whole chunk.
                 let few = [false, true, true, false, false, false, false, false];

@@ -25,6 +25,20 @@ pub trait ChunkIo {
         let _ = (n, nblock, dest);
         Ok(false)
     }
+    /// Decode the blocks marked in `needed` of chunk `n` one at a time, handing each to
+    /// `sink` with its number while it is in cache, if this store can do that; `Ok(false)`
+    /// when it cannot (the caller then reads them into a chunk buffer).
+    /// `chunk_bytes` is what a chunk of the array holds, decoded.
+    fn for_blocks(
+        &mut self,
+        n: i64,
+        needed: &[bool],
+        chunk_bytes: usize,
+        sink: &mut dyn FnMut(usize, &[u8]) -> Result<()>,
+    ) -> Result<bool> {
+        let _ = (n, needed, chunk_bytes, sink);
+        Ok(false)
+    }
     /// Reads touching at most one block in this many go block by block.
     fn compact_ratio(&self) -> usize {
         16
@@ -144,6 +158,33 @@ fn block_part(
     Some((bstart, lo, hi))
 }
 
+/// Which blocks of a chunk the slice touches (one flag per block, in C order): those whose
+/// index lies, along every dimension, between the blocks holding the slice's first and last
+/// items inside the chunk.
+fn needed_blocks(g: &Geometry, c: &ChunkVisit, start: &[i64], stop: &[i64]) -> Vec<bool> {
+    let nd = g.ndim;
+    let per_dim = g.blocks_per_dim();
+    let mut first = [0i64; MAX_DIM];
+    let mut last = [-1i64; MAX_DIM];
+    for i in 0..nd {
+        let bs = g.blockshape[i] as i64;
+        let lo = start[i].max(c.start[i]);
+        let hi = stop[i].min(c.stop[i]);
+        if bs > 0 && lo < hi {
+            first[i] = (lo - c.start[i]) / bs;
+            last[i] = (hi - 1 - c.start[i]) / bs;
+        }
+    }
+    let nb = nblocks(g).max(0) as usize;
+    let mut out = vec![false; nb];
+    let mut idx = [0i64; MAX_DIM];
+    for (b, o) in out.iter_mut().enumerate() {
+        unravel(b as i64, &per_dim[..nd], &mut idx[..nd]);
+        *o = (0..nd).all(|i| idx[i] >= first[i] && idx[i] <= last[i]);
+    }
+    out
+}
+
 fn nblocks(g: &Geometry) -> i64 {
     if g.blocknitems == 0 {
         0
@@ -152,46 +193,66 @@ fn nblocks(g: &Geometry) -> i64 {
     }
 }
 
-/// Copy between one block of a decompressed chunk and the user's buffer.
+type Part = ([i64; MAX_DIM], [i64; MAX_DIM], [i64; MAX_DIM]);
+
+/// The copy between one block and the user's buffer: shape of the part, where it starts in
+/// the block and in the buffer, and the block's shape.
+fn block_copy_spec(g: &Geometry, part: &Part, start: &[i64]) -> [[i64; MAX_DIM]; 4] {
+    let (bstart, lo, hi) = part;
+    let mut spec = [[0i64; MAX_DIM]; 4];
+    for i in 0..g.ndim {
+        spec[0][i] = hi[i] - lo[i];
+        spec[1][i] = lo[i] - bstart[i];
+        spec[2][i] = lo[i] - start[i];
+        spec[3][i] = g.blockshape[i] as i64;
+    }
+    spec
+}
+
+/// Copy the part of one decoded block (`block`, exactly one block) that lies in the slice
+/// into the user's buffer.
+fn copy_block_out(
+    g: &Geometry,
+    typesize: usize,
+    block: &[u8],
+    part: &Part,
+    start: &[i64],
+    dst: &mut [u8],
+    bufshape: &[i64],
+) -> Result<()> {
+    let nd = g.ndim;
+    let [shape, in_block, in_buf, bshape] = block_copy_spec(g, part, start);
+    let b = Region { pad_shape: &bshape[..nd], start: &in_block[..nd] };
+    let u = Region { pad_shape: bufshape, start: &in_buf[..nd] };
+    copy_region(typesize, &shape[..nd], block, &b, dst, &u)
+}
+
+/// Block `nblock` of a decompressed chunk.
+fn block_of<'a>(g: &Geometry, typesize: usize, chunk: &'a mut [u8], nblock: i64) -> Result<&'a mut [u8]> {
+    let block_bytes = g.blocknitems as usize * typesize;
+    let off = nblock as usize * block_bytes;
+    chunk.get_mut(off..off + block_bytes).ok_or(Error::Failure)
+}
+
+/// Copy the user's buffer into the part of block `nblock` of a decompressed chunk that
+/// lies in the slice.
 #[allow(clippy::too_many_arguments)] // each is one coordinate of the copy; a struct would only rename them
-fn copy_block(
+fn copy_block_in(
     g: &Geometry,
     typesize: usize,
     chunk: &mut [u8],
     nblock: i64,
-    part: &([i64; MAX_DIM], [i64; MAX_DIM], [i64; MAX_DIM]),
+    part: &Part,
     start: &[i64],
-    buf: BufRef,
+    src: &[u8],
     bufshape: &[i64],
 ) -> Result<()> {
     let nd = g.ndim;
-    let (bstart, lo, hi) = part;
-    let mut shape = [0i64; MAX_DIM];
-    let mut in_block = [0i64; MAX_DIM];
-    let mut in_buf = [0i64; MAX_DIM];
-    let mut bshape = [0i64; MAX_DIM];
-    for i in 0..nd {
-        shape[i] = hi[i] - lo[i];
-        in_block[i] = lo[i] - bstart[i];
-        in_buf[i] = lo[i] - start[i];
-        bshape[i] = g.blockshape[i] as i64;
-    }
-    let block_bytes = g.blocknitems as usize * typesize;
-    let off = nblock as usize * block_bytes;
-    let block = chunk.get_mut(off..off + block_bytes).ok_or(Error::Failure)?;
+    let [shape, in_block, in_buf, bshape] = block_copy_spec(g, part, start);
+    let block = block_of(g, typesize, chunk, nblock)?;
     let b = Region { pad_shape: &bshape[..nd], start: &in_block[..nd] };
     let u = Region { pad_shape: bufshape, start: &in_buf[..nd] };
-    match buf {
-        BufRef::Read(dst) => copy_region(typesize, &shape[..nd], block, &b, dst, &u),
-        BufRef::Write(src) => copy_region(typesize, &shape[..nd], src, &u, block, &b),
-    }
-}
-
-enum BufRef<'a> {
-    /// Reading from the array into this buffer.
-    Read(&'a mut [u8]),
-    /// Writing this buffer into the array.
-    Write(&'a [u8]),
+    copy_region(typesize, &shape[..nd], src, &u, block, &b)
 }
 
 /// Read `[start, stop)` into `buf`, laid out as a dense array of `bufshape` with the slice at
@@ -217,8 +278,16 @@ pub fn get(
     let mut block: Vec<u8> = Vec::new();
     let nb = nblocks(g);
     for c in touched_chunks(g, start, stop) {
+        let needed = needed_blocks(g, &c, start, stop);
+        // Block by block, each copied out while still in cache.
+        let mut sink = |b: usize, bytes: &[u8]| match block_part(g, &c, b as i64, start, stop) {
+            Some(p) => copy_block_out(g, typesize, bytes, &p, start, buf, bufshape),
+            None => Ok(()),
+        };
+        if io.for_blocks(c.n, &needed, chunk_bytes, &mut sink)? {
+            continue;
+        }
         let parts: Vec<_> = (0..nb).map(|b| block_part(g, &c, b, start, stop)).collect();
-        let needed: Vec<bool> = parts.iter().map(Option::is_some).collect();
         let count = needed.iter().filter(|&&b| b).count();
         if count.saturating_mul(io.compact_ratio()) <= needed.len() {
             block.resize(block_bytes, 0);
@@ -229,17 +298,22 @@ pub fn get(
                     done = false;
                     break;
                 }
-                copy_block(g, typesize, &mut block, 0, p, start, BufRef::Read(buf), bufshape)?;
+                copy_block_out(g, typesize, &block, p, start, buf, bufshape)?;
             }
             if done {
                 continue;
             }
         }
-        data.resize(chunk_bytes, 0);
+        // Every block read lands in its place (the others are not looked at): the buffer
+        // needs no clearing between chunks.
+        if data.len() != chunk_bytes {
+            data.resize(chunk_bytes, 0);
+        }
         io.read_blocks(c.n, &needed, &mut data)?;
         for (b, p) in parts.iter().enumerate() {
             if let Some(p) = p {
-                copy_block(g, typesize, &mut data, b as i64, p, start, BufRef::Read(buf), bufshape)?;
+                let blk = block_of(g, typesize, &mut data, b as i64)?;
+                copy_block_out(g, typesize, blk, p, start, buf, bufshape)?;
             }
         }
     }
@@ -274,7 +348,7 @@ pub fn set(
         }
         for b in 0..nb {
             if let Some(p) = block_part(g, &c, b, start, stop) {
-                copy_block(g, typesize, &mut data, b, &p, start, BufRef::Write(buf), bufshape)?;
+                copy_block_in(g, typesize, &mut data, b, &p, start, buf, bufshape)?;
             }
         }
         io.write_chunk(c.n, &data)?;
@@ -301,6 +375,88 @@ mod tests {
             self.chunks[n as usize] = data.to_vec();
             self.writes.push(n);
             Ok(())
+        }
+    }
+
+    /// The same chunks, read block by block through `for_blocks` (as the super-chunk does);
+    /// counts the blocks handed out.
+    struct Blockwise(Mem, usize);
+
+    impl ChunkIo for Blockwise {
+        fn read_chunk(&mut self, n: i64, dest: &mut [u8]) -> Result<()> {
+            self.0.read_chunk(n, dest)
+        }
+        fn write_chunk(&mut self, n: i64, data: &[u8]) -> Result<()> {
+            self.0.write_chunk(n, data)
+        }
+        fn for_blocks(
+            &mut self,
+            n: i64,
+            needed: &[bool],
+            chunk_bytes: usize,
+            sink: &mut dyn FnMut(usize, &[u8]) -> Result<()>,
+        ) -> Result<bool> {
+            let chunk = &self.0.chunks[n as usize];
+            assert_eq!(chunk.len(), chunk_bytes);
+            let bs = chunk.len() / needed.len();
+            for (b, _) in needed.iter().enumerate().filter(|(_, &x)| x) {
+                self.1 += 1;
+                sink(b, &chunk[b * bs..(b + 1) * bs])?;
+            }
+            Ok(true)
+        }
+    }
+
+    /// Block by block or through a chunk buffer, a read gives the same bytes, asks only for
+    /// the blocks the slice touches, and leaves the buffer outside the slice alone.
+    #[test]
+    fn blockwise_reads_match_chunk_reads() {
+        let shape = [11i64, 9, 7];
+        let g = Geometry::new(&shape, &[5, 4, 7], &[2, 3, 3]).unwrap();
+        let ts = 4;
+        let n = g.nitems as usize * ts;
+        let src: Vec<u8> = (0..n).map(|i| (i * 13 % 251) as u8).collect();
+        let mut io = mem(&g, ts);
+        set(&g, ts, &mut io, &[0, 0, 0], &shape, &src, &shape).unwrap();
+        let mut bw = Blockwise(Mem { chunks: io.chunks.clone(), writes: vec![] }, 0);
+        for (start, stop) in [([0i64, 0, 0], shape), ([1, 2, 3], [9, 8, 5]), ([4, 3, 2], [5, 4, 3]), ([5, 0, 0], [10, 4, 7])] {
+            let bufshape = [12i64, 10, 8];
+            let mut a = vec![0xaau8; 12 * 10 * 8 * ts];
+            let mut b = a.clone();
+            get(&g, ts, &mut io, &start, &stop, &mut a, &bufshape).unwrap();
+            bw.1 = 0;
+            get(&g, ts, &mut bw, &start, &stop, &mut b, &bufshape).unwrap();
+            assert_eq!(a, b, "{start:?}..{stop:?}");
+            let touched: usize = touched_chunks(&g, &start, &stop)
+                .iter()
+                .map(|c| (0..nblocks(&g)).filter(|&k| block_part(&g, c, k, &start, &stop).is_some()).count())
+                .sum();
+            assert_eq!(bw.1, touched);
+            let inside: usize = (0..3).map(|i| (stop[i] - start[i]) as usize).product();
+            assert!(b.iter().filter(|&&x| x == 0xaa).count() >= (12 * 10 * 8 - inside) * ts);
+        }
+    }
+
+    /// `needed_blocks` marks exactly the blocks `block_part` finds a piece of the slice in.
+    #[test]
+    fn needed_blocks_agree_with_block_parts() {
+        for (shape, cs, bs) in [
+            (vec![10i64, 7], vec![4, 5], vec![3, 2]),
+            (vec![5, 4, 3], vec![2, 3, 2], vec![2, 2, 1]),
+            (vec![9], vec![4], vec![3]),
+            (vec![6, 6, 6, 6], vec![3, 4, 5, 6], vec![2, 3, 2, 4]),
+        ] {
+            let g = Geometry::new(&shape, &cs, &bs).unwrap();
+            let nd = shape.len();
+            for k in 0..40i64 {
+                let start: Vec<i64> = (0..nd).map(|i| (k * (i as i64 + 3)) % shape[i]).collect();
+                let stop: Vec<i64> = (0..nd).map(|i| (start[i] + 1 + (k * 7 + i as i64) % 5).min(shape[i])).collect();
+                for c in touched_chunks(&g, &start, &stop) {
+                    let want: Vec<bool> =
+                        (0..nblocks(&g)).map(|b| block_part(&g, &c, b, &start, &stop).is_some()).collect();
+                    assert_eq!(needed_blocks(&g, &c, &start, &stop), want, "{shape:?} {start:?}..{stop:?}");
+                }
+            }
         }
     }
 

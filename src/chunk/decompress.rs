@@ -669,6 +669,74 @@ impl Decompressor {
         Ok(written)
     }
 
+    /// Whether decoding `src` could run code from outside this library: a postfilter, a
+    /// user codec or a filter from the registry (ids above the built-in range). When not,
+    /// an owner may decode with its own state locked.
+    pub fn may_run_user_code(&self, src: &[u8]) -> bool {
+        let Ok(h) = ChunkHeader::read(src) else { return true };
+        if self.postfilter.is_some() || h.compformat() == codecs::FORMAT_UDCODEC {
+            return true;
+        }
+        h.filters.iter().any(|&f| f > 31)
+    }
+
+    /// Decode the blocks of `src` marked in `needed`, one at a time on the calling thread,
+    /// handing each to `sink` (block number and its bytes) while it is still in cache. A
+    /// reader that scatters blocks elsewhere (n-dimensional slices) so needs no buffer for
+    /// the whole chunk. VL-block chunks are refused (`InvalidParam`); `needed` must have one
+    /// entry per block, as a maskout.
+    pub fn decompress_blocks(
+        &mut self,
+        src: &[u8],
+        needed: &[bool],
+        sink: &mut dyn FnMut(usize, &[u8]) -> Result<()>,
+    ) -> Result<()> {
+        let mut view = ChunkView::new(src)?;
+        if view.is_vlblocks() {
+            return Err(Error::InvalidParam);
+        }
+        if needed.len() != view.nblocks && view.nbytes > 0 {
+            return Err(Error::Data);
+        }
+        if !needed.contains(&true) {
+            return Ok(());
+        }
+        self.load_lazy_dict(&mut view)?;
+        self.workers.ensure(1)?;
+        let mut sc = self.workers.scratch(0);
+        // Delta decodes every block against the first one.
+        let mut first = Vec::new();
+        let delta = view.has_delta();
+        if delta {
+            first.resize(view.block_len(0), 0);
+            self.decode_block(&view, 0, 0, &mut first, None, &mut sc)?;
+        }
+        let mut block = std::mem::take(&mut sc.out);
+        let mut result = Ok(());
+        for (j, _) in needed.iter().enumerate().filter(|(_, &n)| n) {
+            if j == 0 && delta {
+                result = sink(0, &first);
+            } else {
+                let blen = view.block_len(j);
+                if block.len() < blen {
+                    block.resize(blen, 0);
+                }
+                let out = &mut block[..blen];
+                if view.special == Special::Uninit {
+                    // Nothing to decode: hand out zeros rather than the previous block.
+                    out.fill(0);
+                }
+                let dref = if delta { Some(&first[..]) } else { None };
+                result = self.decode_block(&view, j, 0, out, dref, &mut sc).and_then(|()| sink(j, out));
+            }
+            if result.is_err() {
+                break;
+            }
+        }
+        sc.out = block;
+        result
+    }
+
     /// Decode every block of a VL-block chunk into its own buffer.
     pub fn vl_decompress(&mut self, src: &[u8]) -> Result<Vec<Vec<u8>>> {
         let mut view = ChunkView::new(src)?;

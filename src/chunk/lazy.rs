@@ -16,6 +16,76 @@ pub trait LazyReader: Send + Sync {
     fn read(&self, nchunk: i32, chunk_offset: i64, offset: i64, len: usize) -> Result<Vec<u8>>;
 }
 
+/// Bytes of one lazy chunk read ahead from disk in one go (the span covering the blocks a
+/// reader is about to decode), served from memory; anything else goes to `fallback`.
+pub struct Prefetched {
+    pub nchunk: i32,
+    pub chunk_offset: i64,
+    /// Where `bytes` start in the chunk.
+    pub start: i64,
+    pub bytes: Vec<u8>,
+    pub fallback: Option<std::sync::Arc<dyn LazyReader>>,
+}
+
+impl LazyReader for Prefetched {
+    fn read(&self, nchunk: i32, chunk_offset: i64, offset: i64, len: usize) -> Result<Vec<u8>> {
+        if nchunk == self.nchunk && chunk_offset == self.chunk_offset && offset >= self.start {
+            let from = usize::try_from(offset - self.start).ok();
+            if let Some(b) = from.and_then(|f| self.bytes.get(f..f.checked_add(len)?)) {
+                return Ok(b.to_vec());
+            }
+        }
+        match &self.fallback {
+            Some(f) => f.read(nchunk, chunk_offset, offset, len),
+            None => Err(Error::InvalidParam),
+        }
+    }
+}
+
+/// The chunk number and position its trailer records, and the byte span `[lo, hi)` of a
+/// lazy chunk (as [`crate::frame::cframe::Frame::lazy_chunk`] builds it) that holds the
+/// blocks marked in `needed`, from its block starts (or, memcpyed, the block size) and
+/// trailer. `None` when there is nothing to read ahead (no block needed, special or
+/// VL-block chunks, a chunk claiming more than `max_nbytes` uncompressed bytes, or sizes
+/// that could not be blocks: the decoder then reports them as usual). The span is never
+/// larger than the chunk's blocks could be, so a damaged chunk cannot make it allocate more.
+pub fn needed_span(lazy: &[u8], needed: &[bool], max_nbytes: usize) -> Option<(i32, i64, i64, i64)> {
+    use super::header::ChunkHeader;
+    let h = ChunkHeader::read(lazy).ok()?;
+    if !h.lazy() || h.vlblocks() || h.special() != Some(super::header::Special::None) {
+        return None;
+    }
+    if h.nbytes as usize > max_nbytes {
+        return None;
+    }
+    let (hlen, cbytes) = (h.header_len(), h.cbytes as i64);
+    let nblocks = (h.nbytes.max(0) as usize).div_ceil(h.blocksize.max(1) as usize);
+    if needed.len() != nblocks {
+        return None;
+    }
+    let max_csize = h.blocksize as i64 + 4 * h.typesize as i64;
+    let trailer = LazyTrailer::parse(lazy, hlen + 4 * nblocks, nblocks, max_csize).ok()?;
+    let (mut lo, mut hi) = (i64::MAX, 0i64);
+    let bs = h.blocksize as i64;
+    for (j, _) in needed.iter().enumerate().filter(|(_, &n)| n) {
+        let mut csize = *trailer.csizes.get(j)? as i64;
+        let start = if h.memcpyed() {
+            // Blocks lie one after the other; a block is read whole, or as far as the
+            // trailer says when that is more.
+            csize = csize.max(bs.min(h.nbytes as i64 - j as i64 * bs));
+            hlen as i64 + j as i64 * bs
+        } else {
+            le_i32(lazy, hlen + 4 * j).ok()? as i64
+        };
+        if start <= 0 || csize <= 0 || csize > max_csize || start + csize > cbytes {
+            return None;
+        }
+        lo = lo.min(start);
+        hi = hi.max(start + csize);
+    }
+    (lo < hi && hi - lo <= nblocks as i64 * max_csize).then_some((trailer.nchunk, trailer.chunk_offset, lo, hi))
+}
+
 /// The trailer of a lazy chunk, validated against the buffer it came in.
 #[derive(Debug, Clone)]
 pub struct LazyTrailer {

@@ -252,6 +252,33 @@ pub unsafe extern "C" fn b2nd_free_ctx(ctx: *mut b2nd_context_t) -> c_int {
 /// Chunk access through the super-chunk's C entry points.
 struct ScIo {
     sc: *mut blosc2_schunk,
+    /// Whether this operation has looked for other handles' changes to the frame already:
+    /// chunks read after the first one do not look again.
+    fresh: bool,
+    /// The super-chunk's decompression threads, once asked.
+    threads: Option<i16>,
+}
+
+impl ScIo {
+    fn new(sc: *mut blosc2_schunk) -> ScIo {
+        ScIo { sc, fresh: false, threads: None }
+    }
+
+    fn on_disk(&self) -> bool {
+        // SAFETY: sc live (checked by the callers).
+        unsafe { (*self.sc).storage.as_ref() }.is_some_and(|s| !s.urlpath.is_null())
+    }
+
+    /// `current_nchunk` as the reference leaves it: set by reads that decompress the chunk
+    /// (more than a quarter of its bytes wanted on disk, a sixteenth in memory), not by
+    /// reads of a few blocks.
+    fn note_read(&self, n: i64, needed: &[bool]) {
+        let count = needed.iter().filter(|&&b| b).count();
+        let frac = if self.on_disk() { 4 } else { 16 };
+        if count * frac > needed.len() {
+            set_current_nchunk(self.sc, n);
+        }
+    }
 }
 
 impl ChunkIo for ScIo {
@@ -267,35 +294,50 @@ impl ChunkIo for ScIo {
     }
 
     /// Decompress only the needed blocks (the super-chunk's decompressor skips masked
-    /// blocks); falls back to the whole chunk when the mask does not fit it.
+    /// blocks, on its threads); falls back to the whole chunk when that fails, so errors
+    /// are the whole chunk's.
     fn read_blocks(&mut self, n: i64, needed: &[bool], dest: &mut [u8]) -> Result<()> {
-        if needed.iter().all(|&b| b) {
-            return self.read_chunk(n, dest);
-        }
-        let mask: Vec<bool> = needed.iter().map(|&b| !b).collect();
-        let r = with_handle(self.sc, |h| h.sc.decompress_chunk_masked(n, mask, dest));
+        let r = released(self.sc).and_then(|h| crate::schunk::decompress_masked_in(&h, n, needed, !self.fresh, dest));
         match r {
-            Some(Ok(_)) => Ok(()),
-            _ => self.read_chunk(n, dest),
+            Ok(_) => {
+                self.fresh = true;
+                self.note_read(n, needed);
+                Ok(())
+            }
+            Err(_) => self.read_chunk(n, dest),
         }
     }
 
-    fn read_block(&mut self, n: i64, nblock: usize, dest: &mut [u8]) -> Result<bool> {
-        let r = with_handle(self.sc, |h| h.sc.decompress_block(n, nblock, dest));
-        Ok(matches!(r, Some(Ok(len)) if len == dest.len()))
-    }
-
-    /// On disk a masked read fetches the chunk's index once and then only the blocks
-    /// needed (a lazy chunk), which is never worse than fetching it again for each block:
-    /// block by block only in memory, for reads touching few blocks.
-    fn compact_ratio(&self) -> usize {
-        // SAFETY: sc live (checked by the callers).
-        let on_disk = unsafe { (*self.sc).storage.as_ref() }.is_some_and(|s| !s.urlpath.is_null());
-        if on_disk {
-            usize::MAX
-        } else {
-            16
+    /// Serially, block by block, unless several threads would do a large read sooner (the
+    /// caller then goes through `read_blocks`). A failure falls back to that path too, so
+    /// errors are reported as they always were.
+    fn for_blocks(
+        &mut self,
+        n: i64,
+        needed: &[bool],
+        chunk_bytes: usize,
+        sink: &mut dyn FnMut(usize, &[u8]) -> Result<()>,
+    ) -> Result<bool> {
+        if self.threads.is_none() {
+            self.threads = with_handle(self.sc, |h| h.sc.decompressor().params.nthreads);
         }
+        let Some(threads) = self.threads else { return Ok(false) };
+        if threads > 1 {
+            let count = needed.iter().filter(|&&b| b).count();
+            let block = chunk_bytes / needed.len().max(1);
+            if count * block >= crate::chunk::decompress::PARALLEL_MIN_BYTES {
+                return Ok(false);
+            }
+        }
+        let max_nbytes = chunk_bytes;
+        let r = released(self.sc)
+            .and_then(|h| crate::schunk::decompress_blocks_in(&h, n, needed, max_nbytes, !self.fresh, sink));
+        if r.is_err() {
+            return Ok(false);
+        }
+        self.fresh = true;
+        self.note_read(n, needed);
+        Ok(true)
     }
 
     fn write_chunk(&mut self, n: i64, data: &[u8]) -> Result<()> {
@@ -797,27 +839,31 @@ pub unsafe extern "C" fn b2nd_open_offset(urlpath: *const c_char, array: *mut *m
 /// Follow another handle's change of the array's shape: 1 when the geometry was re-read,
 /// 0 when current.
 fn refresh(a: &mut b2nd_array_t) -> Result<c_int> {
+    refresh_checked(a).map(|(changed, _)| changed)
+}
+
+/// [`refresh`], also saying whether the frame was found current and readable just now, so
+/// that the chunks the same call reads need not look again (`false` when in doubt: a view,
+/// or a frame file cut short, whose first chunk read then fails as it always did).
+fn refresh_checked(a: &mut b2nd_array_t) -> Result<(c_int, bool)> {
     if a.sc.is_null() || !sc_live(a.sc) {
         return Err(Error::NullPointer);
     }
     if is_view(a) {
         // A view's geometry is its own; the metalayer describes the viewed array.
-        return Ok(0);
+        return Ok((0, false));
     }
     // SAFETY: live.
     if unsafe { (*a.sc).frame }.is_null() {
-        return Ok(0);
+        return Ok((0, true));
     }
-    // SAFETY: live.
-    if unsafe { blosc2_schunk_refresh(a.sc) } < 0 {
-        return Err(Error::Failure);
-    }
+    let fresh = with(a.sc, |h| h.sc.refresh_status()).map_err(|_| Error::Failure)?.1;
     // SAFETY: live.
     let tick = unsafe { (*a.sc).change_tick };
     if tick == a.last_tick {
-        return Ok(0);
+        return Ok((0, fresh));
     }
-    let Ok(smeta) = meta_of(a.sc) else { return Ok(0) };
+    let Ok(smeta) = meta_of(a.sc) else { return Ok((0, fresh)) };
     let (m, _) = meta::decode(&smeta)?;
     let n = a.ndim as usize;
     if m.shape.len() != n || m.chunkshape[..] != a.chunkshape[..n] || m.blockshape[..] != a.blockshape[..n] {
@@ -826,7 +872,7 @@ fn refresh(a: &mut b2nd_array_t) -> Result<c_int> {
     let g = Geometry::new(&m.shape, &m.chunkshape, &m.blockshape)?;
     fill_fields(a, &g);
     a.last_tick = tick;
-    Ok(1)
+    Ok((1, fresh))
 }
 
 /// Re-read the array's geometry if another handle changed it.
@@ -856,6 +902,8 @@ struct SliceArgs<'a> {
     start: &'a [i64],
     stop: &'a [i64],
     bshape: &'a [i64],
+    /// The frame was found current just now (see [`refresh_checked`]).
+    fresh: bool,
 }
 
 /// # Safety
@@ -873,7 +921,7 @@ unsafe fn slice_args<'a>(
     if buffer_is_null {
         return Err(Error::NullPointer);
     }
-    refresh(a)?;
+    let (_, fresh) = refresh_checked(a)?;
     // SAFETY: live.
     let (g, sc, ts) = unsafe { parts(a) }?;
     let n = g.ndim;
@@ -881,7 +929,7 @@ unsafe fn slice_args<'a>(
     if buffersize < 0 {
         return Err(Error::InvalidParam);
     }
-    Ok(SliceArgs { g, sc, ts, start, stop, bshape })
+    Ok(SliceArgs { g, sc, ts, start, stop, bshape, fresh })
 }
 
 /// # Safety
@@ -895,15 +943,22 @@ unsafe fn get_slice_impl(
     buffersize: i64,
 ) -> Result<c_int> {
     // SAFETY: per contract.
-    let SliceArgs { g, sc, ts, start, stop, bshape } =
+    let SliceArgs { g, sc, ts, start, stop, bshape, fresh } =
         unsafe { slice_args(array, buffer.is_null(), start, stop, buffershape, buffersize) }?;
     // SAFETY: buffer writable for buffersize bytes per contract.
     let buf = unsafe { slice_mut(buffer as *mut u8, buffersize as usize) };
     nd::check_bounds(&g, start, stop)?;
     nd::check_buffer(ts as usize, start, stop, bshape, buf.len())?;
-    // Parts of the buffer the slice does not cover read as zeros, as the reference's.
-    buf.fill(0);
-    nd::get(&g, ts as usize, &mut ScIo { sc }, start, stop, buf, bshape)?;
+    // Parts of the buffer the slice does not cover read as zeros, as the reference's (the
+    // slice's own items are all written below).
+    let dense = (0..g.ndim).all(|i| bshape[i] == stop[i] - start[i]);
+    let slice_bytes: usize = (0..g.ndim).map(|i| (stop[i] - start[i]) as usize).product::<usize>() * ts as usize;
+    if dense && slice_bytes > 0 {
+        buf[slice_bytes..].fill(0);
+    } else {
+        buf.fill(0);
+    }
+    nd::get(&g, ts as usize, &mut ScIo { fresh, ..ScIo::new(sc) }, start, stop, buf, bshape)?;
     Ok(0)
 }
 
@@ -936,7 +991,7 @@ unsafe fn set_slice_impl(
     array: *mut b2nd_array_t,
 ) -> Result<c_int> {
     // SAFETY: per contract.
-    let SliceArgs { g, sc, ts, start, stop, bshape } =
+    let SliceArgs { g, sc, ts, start, stop, bshape, .. } =
         unsafe { slice_args(array, buffer.is_null(), start, stop, buffershape, buffersize) }?;
     // SAFETY: buffer readable for buffersize bytes per contract.
     let buf = unsafe { slice(buffer as *const u8, buffersize as usize) };
@@ -946,7 +1001,7 @@ unsafe fn set_slice_impl(
     if locked && unsafe { blosc2_schunk_lock(sc) } < 0 {
         return Err(Error::Lock);
     }
-    let r = nd::set(&g, ts as usize, &mut ScIo { sc }, start, stop, buf, bshape);
+    let r = nd::set(&g, ts as usize, &mut ScIo::new(sc), start, stop, buf, bshape);
     if locked {
         // SAFETY: live.
         unsafe { blosc2_schunk_unlock(sc) };
@@ -1399,7 +1454,7 @@ fn clear_exposed(sc: *mut blosc2_schunk, old: &Geometry, new: &Geometry, ts: usi
     let chunk_bytes = new.chunk_nbytes(ts as i32)? as usize;
     let mut data = vec![0u8; chunk_bytes];
     let mut idx = [0i64; MAX_DIM];
-    let mut io = ScIo { sc };
+    let mut io = ScIo::new(sc);
     for n in 0..new.nchunks_grid() {
         crate::b2nd::unravel(n, &per_dim[..nd], &mut idx[..nd]);
         let cstart: Vec<i64> = (0..nd).map(|i| idx[i] * new.chunkshape[i] as i64).collect();
@@ -1979,7 +2034,7 @@ unsafe fn orthogonal(
     if buffersize < 0 {
         return Err(Error::InvalidParam);
     }
-    let mut io = ScIo { sc };
+    let mut io = ScIo::new(sc);
     if get {
         // SAFETY: writable for buffersize bytes per contract.
         let buf = unsafe { slice_mut(buffer as *mut u8, buffersize as usize) };

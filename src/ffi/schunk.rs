@@ -131,6 +131,12 @@ pub fn with_handle<R>(schunk: *mut blosc2_schunk, f: impl FnOnce(&mut Handle) ->
     Some(r)
 }
 
+/// Record chunk `n` as the one last decompressed (`current_nchunk`), for C-layer modules
+/// that decompress through the core (b2nd slices).
+pub fn set_current_nchunk(schunk: *mut blosc2_schunk, n: i64) {
+    with_handle(schunk, |h| h.current_nchunk = n);
+}
+
 /// Like [`with_handle`], mapping an unknown pointer to `BLOSC2_ERROR_NULL_POINTER` and a
 /// handle this thread holds already to `BLOSC2_ERROR_LOCK`.
 pub fn with<R>(schunk: *mut blosc2_schunk, f: impl FnOnce(&mut Handle) -> Result<R>) -> Result<R> {

@@ -18,6 +18,7 @@ use super::offsets::{self, ChunkLocation, Index};
 use super::sframe;
 use super::trailer::{FrameTrailer, TRAILER_LEN_OFFSET, TRAILER_MINLEN};
 use crate::chunk::decompress::LazyReader;
+use crate::chunk::lazy::{needed_span, Prefetched};
 use crate::chunk::header::{ChunkHeader, EXTENDED_HEADER_LENGTH, LAZY, MEMCPYED, VL_BLOCKS};
 use crate::chunk::special::write_special;
 use crate::chunk::{CompressParams, Special};
@@ -458,6 +459,25 @@ impl Frame {
             chunk.extend_from_slice(&c.to_le_bytes());
         }
         Ok(Cow::Owned(chunk))
+    }
+
+    /// Read ahead, in one go, the bytes of the lazy chunk `lazy` (from
+    /// [`lazy_chunk`](Self::lazy_chunk)) that hold the blocks marked in `needed`, instead of
+    /// one read per block while decoding (chunks over `max_nbytes` uncompressed bytes are
+    /// left alone). `None` when there is nothing to read ahead or the read fails (the blocks
+    /// are then read one by one as usual, and fail as usual).
+    pub fn read_ahead(&mut self, lazy: &[u8], needed: &[bool], max_nbytes: usize) -> Option<Prefetched> {
+        let (nchunk, chunk_offset, lo, hi) = needed_span(lazy, needed, max_nbytes)?;
+        let len = usize::try_from(hi - lo).ok()?;
+        let bytes = match &self.kind {
+            FrameKind::Contiguous { path: Some(_) } => {
+                let pos = lazy_block_position(self.base, chunk_offset, lo).ok()?;
+                self.store.read_vec(pos, len).ok()?
+            }
+            FrameKind::Sparse { dir } => sframe::read_chunk_part(&*self.files, dir, nchunk as i64, lo as u64, len).ok()?,
+            FrameKind::Contiguous { path: None } => return None,
+        };
+        Some(Prefetched { nchunk, chunk_offset, start: lo, bytes, fallback: None })
     }
 
     /// A reader for the blocks of lazy chunks of this frame, when it is on disk.

@@ -3,7 +3,7 @@
 //! implementing [`Storage`]; this module provides memory and `std::fs::File` backends.
 
 use std::fs::{File, OpenOptions};
-use std::io::{Seek, SeekFrom, Write};
+use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
@@ -99,6 +99,10 @@ impl Storage for MemStorage {
     }
 }
 
+/// Reads of fewer bytes go into a zeroed buffer with one positioned read (the clearing
+/// costs less than the seek the other way needs).
+const ZERO_FILL_BELOW: usize = 16 << 10;
+
 /// A frame in a file, through `std::fs::File`. It remembers its path and the identity of the
 /// file it opened, to notice a replaced file ([`Storage::follow_path`]).
 #[derive(Debug)]
@@ -172,8 +176,19 @@ impl Storage for FileStorage {
         if len > CHECK_ABOVE && end > self.len()? {
             return Err(Error::FileRead);
         }
-        let mut v = vec![0u8; len];
-        self.read_at(pos, &mut v)?;
+        if len < ZERO_FILL_BELOW {
+            let mut v = vec![0u8; len];
+            self.read_at(pos, &mut v)?;
+            return Ok(v);
+        }
+        // Large reads (whole chunks) go into fresh capacity, which `read_to_end` fills
+        // without clearing it first.
+        let mut v = Vec::with_capacity(len);
+        self.file.seek(SeekFrom::Start(pos)).map_err(|_| Error::FileRead)?;
+        (&self.file).take(len as u64).read_to_end(&mut v).map_err(|_| Error::FileRead)?;
+        if v.len() != len {
+            return Err(Error::FileRead);
+        }
         Ok(v)
     }
 
@@ -289,6 +304,24 @@ mod tests {
         // Reading past the end of a file is a file read error, of memory a buffer error.
         assert_eq!(s.read_vec(3, 10), Err(Error::FileRead));
         assert_eq!(MemStorage::new(vec![1, 2]).read_vec(1, 5), Err(Error::ReadBuffer));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// Large reads (into fresh capacity) and small ones (into a cleared buffer) give the
+    /// same bytes, and both fail past the end of the file.
+    #[test]
+    fn large_and_small_file_reads() {
+        let dir = std::env::temp_dir().join(format!("b2io-large-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let p = dir.join("f.bin");
+        let content: Vec<u8> = (0..100_000u32).map(|i| (i * 7 % 251) as u8).collect();
+        std::fs::write(&p, &content).unwrap();
+        let mut s = FileStorage::open(&p, false).unwrap();
+        for (pos, len) in [(0usize, 100_000usize), (3, 70_000), (99_000, 1000), (5, ZERO_FILL_BELOW), (7, ZERO_FILL_BELOW - 1)] {
+            assert_eq!(s.read_vec(pos as u64, len).unwrap(), &content[pos..pos + len]);
+        }
+        assert_eq!(s.read_vec(50_000, 50_001), Err(Error::FileRead));
+        assert_eq!(s.read_vec(99_990, 11), Err(Error::FileRead));
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

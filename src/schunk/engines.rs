@@ -15,8 +15,8 @@ use std::sync::Arc;
 
 use super::{Store, SuperChunk};
 use crate::chunk::compress::Compressor;
-use crate::chunk::decompress::Decompressor;
-use crate::chunk::header::{ChunkHeader, MAX_OVERHEAD};
+use crate::chunk::decompress::{Decompressor, LazyReader};
+use crate::chunk::header::{ChunkHeader, DELTA, MAX_OVERHEAD};
 use crate::error::{Error, Result};
 use crate::frame::cframe::chunk_sizes;
 
@@ -69,6 +69,33 @@ impl SuperChunk {
         }
         let c = if lazy { self.get_lazy_chunk(n)? } else { self.get_chunk(n)? };
         Ok(Held::Owned(c.into_owned()))
+    }
+
+    /// Chunk `n` fetched to decode the blocks marked in `needed` (one entry per block): in
+    /// memory the chunk itself; from a frame file the whole chunk when every block is
+    /// needed, else its lazy form with the needed blocks read ahead in one read (chunks
+    /// claiming more than `max_nbytes` are read block by block). `check_fresh`: look for
+    /// other handles' changes first, as every data access does; an operation reading several
+    /// chunks does that for its first one only (with locking on it is always done).
+    pub fn partial_chunk(&mut self, n: i64, needed: &[bool], max_nbytes: usize, check_fresh: bool) -> Result<PartialChunk> {
+        self.guarded_with(false, check_fresh, |s| {
+            let idx = s.check_index(n)?;
+            let on_disk = s.urlpath.is_some();
+            match &mut s.store {
+                Store::Memory(v) => Ok(PartialChunk { chunk: Held::Shared(Arc::clone(&v[idx])), reader: None }),
+                Store::Frame(f) if !on_disk || needed.iter().all(|&b| b) => {
+                    Ok(PartialChunk { chunk: Held::Owned(f.chunk(idx)?.into_owned()), reader: None })
+                }
+                Store::Frame(f) => {
+                    let lazy = f.lazy_chunk(idx)?.into_owned();
+                    let reader = f.read_ahead(&lazy, needed, max_nbytes).map(|mut p| {
+                        p.fallback = s.dctx.lazy.clone();
+                        Arc::new(p) as Arc<dyn LazyReader>
+                    });
+                    Ok(PartialChunk { chunk: Held::Owned(lazy), reader })
+                }
+            }
+        })
     }
 
     /// Take the compression engine out, ready for the next chunk; a spare configured the
@@ -149,6 +176,90 @@ pub fn with_decompressor<H: Holder, R>(h: &H, f: impl FnOnce(&mut Decompressor) 
         Ok(())
     })?;
     r
+}
+
+/// Chunk bytes fetched to decode some of its blocks ([`SuperChunk::partial_chunk`]).
+pub struct PartialChunk {
+    pub chunk: Held,
+    /// Serves the blocks read ahead (others go to the engine's own reader).
+    pub reader: Option<Arc<dyn LazyReader>>,
+}
+
+/// Run `f` with the engine taken out, reading lazy blocks through `reader` when given.
+fn run_released<H: Holder, R>(
+    h: &H,
+    mut engine: Decompressor,
+    n: i64,
+    reader: Option<Arc<dyn LazyReader>>,
+    f: impl FnOnce(&mut Decompressor) -> Result<R>,
+) -> Result<R> {
+    engine.nchunk = n;
+    let own = reader.map(|r| engine.lazy.replace(r));
+    let r = f(&mut engine);
+    if let Some(own) = own {
+        engine.lazy = own;
+    }
+    h.hold(|s| {
+        s.put_decompressor(engine);
+        Ok(())
+    })?;
+    r
+}
+
+/// Decode the blocks of chunk `n` marked in `needed` one by one into `sink` (see
+/// [`Decompressor::decompress_blocks`]), on the calling thread. The engine runs with the
+/// super-chunk released, except where nothing but this library's code can run (no
+/// postfilter, built-in codecs and filters): a chunk of an in-memory frame is then decoded
+/// where it lies instead of being copied out first.
+pub fn decompress_blocks_in<H: Holder>(
+    h: &H,
+    n: i64,
+    needed: &[bool],
+    max_nbytes: usize,
+    check_fresh: bool,
+    sink: &mut dyn FnMut(usize, &[u8]) -> Result<()>,
+) -> Result<()> {
+    let step = h.hold(|s| {
+        if s.urlpath.is_none() {
+            let idx = s.check_index(n)?;
+            if let Store::Frame(f) = &mut s.store {
+                let chunk = f.chunk(idx)?;
+                if !s.dctx.may_run_user_code(&chunk) {
+                    s.dctx.nchunk = n;
+                    s.dctx.decompress_blocks(&chunk, needed, &mut *sink)?;
+                    return Ok(None);
+                }
+            }
+        }
+        let p = s.partial_chunk(n, needed, max_nbytes, check_fresh)?;
+        Ok(Some((p, s.take_decompressor())))
+    })?;
+    let Some((p, engine)) = step else { return Ok(()) };
+    run_released(h, engine, n, p.reader, |d| d.decompress_blocks(&p.chunk, needed, sink))
+}
+
+/// Decompress the blocks of chunk `n` marked in `needed` into their places in `dest` (one
+/// whole chunk; other blocks are left alone), with the engine released and its threads.
+/// With delta every block decodes against the first one, which is then decoded too (a
+/// masked first block would leave whatever `dest` held there as the reference).
+pub fn decompress_masked_in<H: Holder>(
+    h: &H,
+    n: i64,
+    needed: &[bool],
+    check_fresh: bool,
+    dest: &mut [u8],
+) -> Result<usize> {
+    let (p, engine) = h.hold(|s| {
+        let p = s.partial_chunk(n, needed, dest.len(), check_fresh)?;
+        Ok((p, s.take_decompressor()))
+    })?;
+    let delta = needed.contains(&true) && ChunkHeader::read(&p.chunk).is_ok_and(|c| c.filters.contains(&DELTA));
+    run_released(h, engine, n, p.reader, |d| {
+        d.maskout = Some(needed.iter().enumerate().map(|(j, &b)| !(b || (delta && j == 0))).collect());
+        let r = d.decompress(&p.chunk, dest);
+        d.maskout = None;
+        r
+    })
 }
 
 /// Decompress chunk `n` into `dest`; its uncompressed size.
@@ -255,6 +366,21 @@ mod tests {
         set_slice_in(&h, 1020, 1030, &[1u8; 40]).unwrap();
         get_slice_in(&h, 1020, 1030, &mut part).unwrap();
         assert_eq!(part, vec![1u8; 40]);
+        // Block by block and masked reads (b2nd slices).
+        let needed = [false, true, false, true, false, false, false, true];
+        let mut got = vec![0u8; 8192];
+        let mut sink = |j: usize, b: &[u8]| {
+            got[j * 1024..j * 1024 + b.len()].copy_from_slice(b);
+            Ok(())
+        };
+        decompress_blocks_in(&h, 1, &needed, 8192, true, &mut sink).unwrap();
+        let mut masked = vec![0u8; 8192];
+        decompress_masked_in(&h, 1, &needed, true, &mut masked).unwrap();
+        for (j, &n) in needed.iter().enumerate() {
+            let want = if n { &out[j * 1024..(j + 1) * 1024] } else { &[0u8; 1024][..] };
+            assert_eq!(&got[j * 1024..(j + 1) * 1024], want);
+            assert_eq!(&masked[j * 1024..(j + 1) * 1024], want);
+        }
         let params = CompressParams { typesize: 4, nthreads: 1, clevel: 9, ..CompressParams::default() };
         let dparams = crate::chunk::DecompressParams { nthreads: 1, typesize: 4 };
         let copy = crate::schunk::copy_to_in(&h, &StorageSpec::default(), Some(params), dparams).unwrap();
@@ -266,6 +392,97 @@ mod tests {
         // The engines came back: the spares left meanwhile were replaced.
         let mut s = shared.lock().unwrap();
         assert!(s.compressor().prefilter.is_some() && s.decompressor().postfilter.is_some());
+    }
+
+    /// Decodes blocks of `n` marked in `needed` block by block; the rest stays zero.
+    fn blocks_of<H: Holder>(h: &H, n: i64, needed: &[bool], bs: usize, fresh: bool) -> Result<Vec<u8>> {
+        let len = needed.len() * bs;
+        let mut got = vec![0u8; len];
+        let mut sink = |j: usize, b: &[u8]| {
+            got[j * bs..j * bs + b.len()].copy_from_slice(b);
+            Ok(())
+        };
+        decompress_blocks_in(h, n, needed, len, fresh, &mut sink)?;
+        Ok(got)
+    }
+
+    /// Block-by-block and masked reads give the bytes a whole-chunk read gives, for every
+    /// store: separate chunks, an in-memory frame (decoded in place, or released for a
+    /// postfilter), a frame file (the needed blocks read ahead in one read, its lazy
+    /// reader left in place afterwards) and a sparse frame; shuffle, delta and memcpyed.
+    #[test]
+    fn block_reads_match_whole_chunks_in_every_store() {
+        struct Count(Mutex<u32>);
+        impl Postfilter for Count {
+            fn apply(&self, _: &BlockInfo, input: &[u8], output: &mut [u8]) -> i32 {
+                output.copy_from_slice(input);
+                *self.0.lock().unwrap() += 1;
+                0
+            }
+        }
+        let dir = std::env::temp_dir().join(format!("b2-blockreads-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let src: Vec<u8> = (0..16384u32).flat_map(|i| ((i / 3) ^ (i % 7)).to_le_bytes()).collect();
+        let specs = [
+            StorageSpec::default(),
+            StorageSpec { contiguous: true, urlpath: None },
+            StorageSpec { contiguous: true, urlpath: Some(dir.join("f.b2frame")) },
+            StorageSpec { contiguous: false, urlpath: Some(dir.join("sparse")) },
+        ];
+        for spec in &specs {
+            // shuffle, delta + shuffle, and stored as is (memcpyed)
+            for (filters, clevel) in [([0, 0, 0, 0, 0, 1], 5), ([0, 0, 0, 0, 3, 1], 5), ([0, 0, 0, 0, 0, 1], 0)] {
+                if let Some(p) = &spec.urlpath {
+                    let _ = std::fs::remove_file(p);
+                    let _ = std::fs::remove_dir_all(p);
+                }
+                let cp =
+                    CompressParams { typesize: 4, nthreads: 1, blocksize: 4096, filters, clevel, ..CompressParams::default() };
+                let mut sc = SuperChunk::new(cp, DecompressParams::default(), spec).unwrap();
+                for part in src.chunks(32768) {
+                    sc.append_buffer(part).unwrap();
+                }
+                let mut whole = vec![0u8; 32768];
+                sc.decompress_chunk(1, &mut whole).unwrap();
+                assert_eq!(ChunkHeader::read(&sc.get_chunk(1).unwrap()).unwrap().memcpyed(), clevel == 0);
+                // From disk, a few blocks come lazily with their bytes read ahead; all of
+                // them as the whole chunk.
+                let few = [false, true, true, false, false, false, false, false];
+                let p = sc.partial_chunk(1, &few, 32768, true).unwrap();
+                assert_eq!(p.reader.is_some(), spec.urlpath.is_some(), "{spec:?}");
+                assert_eq!(p.chunk.len() < 4096, spec.urlpath.is_some(), "{spec:?}");
+                let p = sc.partial_chunk(1, &[true; 8], 32768, true).unwrap();
+                assert!(p.reader.is_none() && p.chunk.len() > 4096);
+                let lazy_before = sc.decompressor().lazy.as_ref().map(|l| Arc::as_ptr(l) as *const u8);
+                let counter = Arc::new(Count(Mutex::new(0)));
+                for post in [false, true] {
+                    sc.decompressor().postfilter = post.then(|| counter.clone() as Arc<dyn Postfilter>);
+                    let h = Own::new(&mut sc);
+                    for needed in [[true; 8], [false, false, true, true, false, true, false, false], [false; 8]] {
+                        let got = blocks_of(&h, 1, &needed, 4096, true).unwrap();
+                        let mut masked = vec![0u8; 32768];
+                        decompress_masked_in(&h, 1, &needed, false, &mut masked).unwrap();
+                        for (j, &n) in needed.iter().enumerate() {
+                            let want = if n { &whole[j * 4096..(j + 1) * 4096] } else { &[0u8; 4096][..] };
+                            assert_eq!(&got[j * 4096..(j + 1) * 4096], want, "{spec:?} {filters:?} block {j}");
+                            // With delta the first block is decoded whether needed or not.
+                            let delta_first = j == 0 && filters[4] == 3 && needed.contains(&true);
+                            let want = if delta_first { &whole[..4096] } else { want };
+                            assert_eq!(&masked[j * 4096..(j + 1) * 4096], want, "{spec:?} {filters:?} block {j}");
+                        }
+                    }
+                    assert_eq!(blocks_of(&h, 9, &[true; 8], 4096, true).unwrap_err(), Error::InvalidIndex);
+                }
+                // Postfilter runs: 8 + 3 blocks each way; with delta the first block is
+                // decoded for the second read too.
+                let runs = if filters[4] == 3 { (8 + 4) * 2 } else { (8 + 3) * 2 };
+                assert_eq!(*counter.0.lock().unwrap(), runs, "{spec:?} {filters:?}");
+                let lazy_after = sc.decompressor().lazy.as_ref().map(|l| Arc::as_ptr(l) as *const u8);
+                assert_eq!(lazy_before, lazy_after);
+            }
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     /// An engine taken out leaves a working spare for calls made meanwhile.

@@ -31,7 +31,10 @@ use crate::frame::offsets::storable_special;
 use crate::frame::trailer::FrameTrailer;
 use crate::frame::{sframe, Frame, FrameKind};
 
-pub use engines::{append_buffer_in, compress_in, decompress_chunk_in, with_decompressor, Held, Holder, Own};
+pub use engines::{
+    append_buffer_in, compress_in, decompress_blocks_in, decompress_chunk_in, decompress_masked_in, with_decompressor, Held,
+    Holder, Own, PartialChunk,
+};
 pub use slice::{get_slice_in, set_slice_in};
 pub use sparse::get_sparse_in;
 
@@ -386,24 +389,37 @@ impl SuperChunk {
     /// last looked; `Ok(true)` when it did. Data access does this by itself; this is for
     /// watching the counters and metalayers without touching data.
     pub fn refresh(&mut self) -> Result<bool> {
+        self.refresh_status().map(|(changed, _)| changed)
+    }
+
+    /// [`refresh`](Self::refresh), also saying whether the frame's header could be read
+    /// (`false` for a frame file cut short, where data access fails).
+    pub fn refresh_status(&mut self) -> Result<(bool, bool)> {
         let before = self.refreshes;
         match self.guarded(false, |_| Ok(())) {
             // A frame file cut inside its header: nothing new to read (the reference's poll
             // says so too), though data access fails.
-            Err(Error::FileRead) => return Ok(false),
+            Err(Error::FileRead) => return Ok((false, false)),
             r => r?,
         }
-        Ok(self.refreshes != before)
+        Ok((self.refreshes != before, true))
     }
 
     /// Run `f` under the frame lock (shared or exclusive) when locking is on, after catching
     /// up with other handles' changes.
     fn guarded<T>(&mut self, exclusive: bool, f: impl FnOnce(&mut Self) -> Result<T>) -> Result<T> {
+        self.guarded_with(exclusive, true, f)
+    }
+
+    /// [`guarded`](Self::guarded), looking for other handles' changes only when `fresh` (or
+    /// when locking is on, where the lock's generation says it cheaply).
+    fn guarded_with<T>(&mut self, exclusive: bool, fresh: bool, f: impl FnOnce(&mut Self) -> Result<T>) -> Result<T> {
         if let Some(l) = &mut self.lock {
             l.acquire(exclusive)?;
         }
+        let fresh = fresh || self.lock.is_some();
         self.guard_depth += 1;
-        let r = if self.guard_depth == 1 { self.refresh_if_stale().map(|_| ()) } else { Ok(()) };
+        let r = if self.guard_depth == 1 && fresh { self.refresh_if_stale().map(|_| ()) } else { Ok(()) };
         let r = r.and_then(|()| f(self));
         self.guard_depth -= 1;
         let released = match &mut self.lock {

@@ -643,3 +643,76 @@ fn huge_special_fill_keeps_a_single_value_index() {
     }
     std::fs::remove_dir_all(&d).unwrap();
 }
+
+/// The blocks a partial read needs are read ahead in one go and served from memory; other
+/// reads go to the frame's own reader; nothing is read ahead for chunks larger than allowed,
+/// masks of the wrong length or no needed block.
+#[test]
+fn read_ahead_serves_the_needed_blocks() {
+    use crate::chunk::decompress::LazyReader;
+    let d = tmpdir("ahead");
+    for spec in [
+        StorageSpec { contiguous: true, urlpath: Some(d.join("c.b2frame")) },
+        StorageSpec { contiguous: false, urlpath: Some(d.join("s.b2frame")) },
+    ] {
+        let (mut c, dp) = params(4);
+        c.blocksize = 4096;
+        let mut s = SuperChunk::new(c, dp, &spec).unwrap();
+        s.append_buffer(&data(8192, 5)).unwrap();
+        s.append_buffer(&data(8192, 9)).unwrap();
+        let own = s.decompressor().lazy.clone().unwrap();
+        let lazy = s.get_lazy_chunk(1).unwrap().into_owned();
+        let nb = 8;
+        let needed = [false, false, true, false, true, false, false, false];
+        let f = s.frame_mut().unwrap();
+        assert!(f.read_ahead(&lazy, &needed, 32767).is_none(), "larger than allowed");
+        assert!(f.read_ahead(&lazy, &needed[..7], 32768).is_none(), "mask of the wrong length");
+        assert!(f.read_ahead(&lazy, &[false; 8], 32768).is_none(), "nothing needed");
+        let mut ahead = f.read_ahead(&lazy, &needed, 32768).unwrap();
+        let (nchunk, pos) = (ahead.nchunk, ahead.chunk_offset);
+        let start = |j: usize| i32::from_le_bytes(lazy[32 + 4 * j..36 + 4 * j].try_into().unwrap()) as i64;
+        let csize = |j: usize| {
+            let at = 32 + 4 * nb + 12 + 4 * j;
+            i32::from_le_bytes(lazy[at..at + 4].try_into().unwrap()) as usize
+        };
+        assert_eq!(ahead.start, start(2));
+        assert_eq!(ahead.bytes.len() as i64, start(4) + csize(4) as i64 - start(2));
+        for j in [2, 3, 4] {
+            let want = own.read(nchunk, pos, start(j), csize(j)).unwrap();
+            assert_eq!(ahead.read(nchunk, pos, start(j), csize(j)).unwrap(), want);
+        }
+        // Outside the span, or another chunk: only through the fallback.
+        assert_eq!(ahead.read(nchunk, pos, start(5), csize(5)).unwrap_err(), Error::InvalidParam);
+        assert_eq!(ahead.read(nchunk + 1, pos + 1, start(2), csize(2)).unwrap_err(), Error::InvalidParam);
+        ahead.fallback = Some(own.clone());
+        assert_eq!(ahead.read(nchunk, pos, start(5), csize(5)).unwrap(), own.read(nchunk, pos, start(5), csize(5)).unwrap());
+    }
+    std::fs::remove_dir_all(&d).unwrap();
+}
+
+/// A masked read of a delta chunk that does not ask for the first block still decodes
+/// against it (on two threads too), where the reference decodes against whatever the
+/// output held there; so does a block-by-block read.
+#[test]
+fn masked_delta_reads_without_the_first_block() {
+    let cp = CompressParams { typesize: 4, nthreads: 1, blocksize: 4096, filters: [0, 0, 0, 0, 3, 1], ..CompressParams::default() };
+    let dp = DecompressParams { nthreads: 2, typesize: 4 };
+    let mut sc = SuperChunk::new(cp, dp, &StorageSpec::default()).unwrap();
+    let src: Vec<u8> = (0..65536u32).flat_map(|i| (i * 3 + i % 17).to_le_bytes()).collect();
+    sc.append_buffer(&src).unwrap();
+    let mut whole = vec![0u8; 262144];
+    sc.decompress_chunk(0, &mut whole).unwrap();
+    assert!(whole == src, "whole");
+    let needed: Vec<bool> = (0..64).map(|j| j >= 32).collect();
+    let mut masked = vec![0u8; 262144];
+    let mut serial = vec![0u8; 262144];
+    let mut sink = |j: usize, b: &[u8]| {
+        serial[j * 4096..j * 4096 + b.len()].copy_from_slice(b);
+        Ok(())
+    };
+    let h = Own::new(&mut sc);
+    decompress_masked_in(&h, 0, &needed, true, &mut masked).unwrap();
+    assert!(masked[131072..] == src[131072..], "masked");
+    decompress_blocks_in(&h, 0, &needed, 262144, true, &mut sink).unwrap();
+    assert!(serial[131072..] == src[131072..] && serial[..131072].iter().all(|&b| b == 0), "block by block");
+}

@@ -511,47 +511,6 @@ impl SuperChunk {
         engines::decompress_chunk_in(&Own::new(self), n, dest)
     }
 
-    /// Decompress block `nblock` of chunk `n` into `dest` (at least that block's bytes).
-    pub fn decompress_block(&mut self, n: i64, nblock: usize, dest: &mut [u8]) -> Result<usize> {
-        self.with_partial_chunk(n, |chunk, dctx| {
-            let h = ChunkHeader::read_min(chunk)?;
-            let (nbytes, bs) = (h.nbytes.max(0) as usize, h.blocksize.max(1) as usize);
-            let start = nblock.checked_mul(bs).filter(|&st| st < nbytes).ok_or(Error::InvalidParam)?;
-            let len = bs.min(nbytes - start);
-            if len > dest.len() {
-                return Err(Error::WriteBuffer);
-            }
-            dctx.get_bytes(chunk, start, len, &mut dest[..len])
-        })
-    }
-
-    /// Decompress the blocks of chunk `n` that `maskout` does not mask into their places in
-    /// `dest`; for on-disk frames only those blocks are read from the file.
-    pub fn decompress_chunk_masked(&mut self, n: i64, maskout: Vec<bool>, dest: &mut [u8]) -> Result<usize> {
-        self.with_partial_chunk(n, |chunk, dctx| {
-            dctx.maskout = Some(maskout);
-            let r = dctx.decompress(chunk, dest);
-            dctx.maskout = None;
-            r
-        })
-    }
-
-    /// Run `read` on chunk `n` as a partial read wants it, with the decompressor set for it:
-    /// on disk a lazy chunk (header and block starts; blocks are fetched as needed), in
-    /// memory the chunk where it is.
-    fn with_partial_chunk<R>(&mut self, n: i64, read: impl FnOnce(&[u8], &mut Decompressor) -> Result<R>) -> Result<R> {
-        self.guarded(false, |s| {
-            let idx = s.check_index(n)?;
-            let lazy = if s.urlpath.is_some() { Some(s.held_chunk(n, true)?) } else { None };
-            let chunk: Cow<'_, [u8]> = match &lazy {
-                Some(h) => Cow::Borrowed(&h[..]),
-                None => store_chunk(&mut s.store, idx)?,
-            };
-            s.dctx.nchunk = n;
-            read(&chunk, &mut s.dctx)
-        })
-    }
-
     /// Uncompressed size of chunk `n`.
     pub fn chunk_nbytes(&mut self, n: i64) -> Result<i32> {
         let n = self.check_index(n)?;

@@ -108,7 +108,13 @@ fn item_count(dims: &[usize], item: usize, bytes: usize) -> Option<usize> {
 #[derive(Default)]
 struct Scratch {
     items: Vec<u64>,
+    /// Streams being written (compression): never read, so never cleared.
+    out: Vec<u64>,
+    /// Streams being read (decompression), zero past the input; bytes from
+    /// `stream_dirty` on are known to be zero already, so each block clears only what the
+    /// previous ones wrote past its own stream.
     stream: Vec<u64>,
+    stream_dirty: usize,
 }
 
 impl Scratch {
@@ -156,7 +162,7 @@ pub fn compress(mode: Mode, double: bool, dims: &[usize], input: &[u8], dest: &m
         let max = unsafe { Session::new(mode, double, dims, data, std::ptr::null_mut(), 0)? }.maximum_size();
         // ZFP writes whole words and never reads the buffer while compressing, so the
         // reused buffer needs no clearing.
-        let out = Scratch::words(&mut sc.stream, max + 8);
+        let out = Scratch::words(&mut sc.out, max + 8);
         // SAFETY: `out` holds max + 8 bytes (the most ZFP writes here) and outlives the
         // session; `data` as above.
         let written = unsafe {
@@ -195,16 +201,20 @@ pub fn decompress(mode: Mode, double: bool, dims: &[usize], input: &[u8], output
         };
         // The stream, zero-padded to the most ZFP may read for this shape and mode.
         let words = max.max(input.len()).div_ceil(8) + 2;
-        let stream = Scratch::words(&mut sc.stream, words * 8);
-        let bytes: &mut [u8] = {
-            // SAFETY: a u64 slice seen as its bytes (u8 has no alignment or validity needs).
-            unsafe { std::slice::from_raw_parts_mut(stream.as_mut_ptr() as *mut u8, words * 8) }
+        Scratch::words(&mut sc.stream, words * 8);
+        let all: &mut [u8] = {
+            // SAFETY: the whole u64 buffer seen as its bytes (u8 has no alignment or validity
+            // needs).
+            unsafe { std::slice::from_raw_parts_mut(sc.stream.as_mut_ptr() as *mut u8, sc.stream.len() * 8) }
         };
-        bytes[..input.len()].copy_from_slice(input);
-        bytes[input.len()..].fill(0);
-        // SAFETY: `stream` and `data` outlive the session.
+        all[..input.len()].copy_from_slice(input);
+        if sc.stream_dirty > input.len() {
+            all[input.len()..sc.stream_dirty].fill(0);
+        }
+        sc.stream_dirty = input.len();
+        // SAFETY: the stream buffer (at least `words` words) and `data` outlive the session.
         let read = unsafe {
-            let Some(s) = Session::new(mode, double, dims, data, stream.as_mut_ptr() as *mut u8, words * 8) else { return false };
+            let Some(s) = Session::new(mode, double, dims, data, all.as_mut_ptr(), words * 8) else { return false };
             z::zfp_decompress(s.zfp, s.field)
         };
         if read == 0 {

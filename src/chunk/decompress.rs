@@ -234,6 +234,10 @@ impl Decompressor {
     /// Read the dictionary of a lazy chunk from disk (it follows the block starts there).
     fn load_lazy_dict(&self, view: &mut ChunkView<'_>) -> Result<()> {
         let Some(t) = &view.lazy else { return Ok(()) };
+        // Every call that reads a lazy chunk comes here first, before any block is fetched.
+        if let Some(r) = &self.lazy {
+            r.start();
+        }
         if !view.header.use_dict() || view.memcpyed || view.special != Special::None {
             return Ok(());
         }

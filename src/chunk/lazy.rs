@@ -14,6 +14,10 @@ pub trait LazyReader: Send + Sync {
     /// Read `len` bytes of chunk `nchunk` starting at byte `offset` of that chunk, where the
     /// chunk starts at `chunk_offset` in its frame.
     fn read(&self, nchunk: i32, chunk_offset: i64, offset: i64, len: usize) -> Result<Vec<u8>>;
+    /// Called once before the reads of one decompression call: a reader that keeps its file
+    /// open between reads checks here that the path still names that file, so each call
+    /// sees the file as it is then (as a fresh open would) without a check per block.
+    fn start(&self) {}
 }
 
 /// Bytes of one lazy chunk read ahead from disk in one go (the span covering the blocks a
@@ -38,6 +42,12 @@ impl LazyReader for Prefetched {
         match &self.fallback {
             Some(f) => f.read(nchunk, chunk_offset, offset, len),
             None => Err(Error::InvalidParam),
+        }
+    }
+
+    fn start(&self) {
+        if let Some(f) = &self.fallback {
+            f.start();
         }
     }
 }

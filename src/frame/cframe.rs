@@ -13,7 +13,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use super::header::{FrameHeader, FrameType, HEADER_MINLEN, POS_FRAME_LEN};
-use super::io::{fs_opener, Opener, Storage};
+use super::io::{fs_opener, KeptFile, Opener, Storage};
 use super::offsets::{self, ChunkLocation, Index};
 use super::sframe;
 use super::trailer::{FrameTrailer, TRAILER_LEN_OFFSET, TRAILER_MINLEN};
@@ -484,7 +484,8 @@ impl Frame {
     pub fn lazy_reader(&self) -> Option<Arc<dyn LazyReader>> {
         match &self.kind {
             FrameKind::Contiguous { path: Some(p) } => {
-                Some(Arc::new(FileLazyReader { path: p.clone(), base: self.base, files: self.files.clone() }))
+                let kept = self.files.kept_reader(p);
+                Some(Arc::new(FileLazyReader { path: p.clone(), base: self.base, files: self.files.clone(), kept }))
             }
             FrameKind::Sparse { dir } => Some(Arc::new(SparseLazyReader { dir: dir.clone(), files: self.files.clone() })),
             FrameKind::Contiguous { path: None } => None,
@@ -681,13 +682,25 @@ struct FileLazyReader {
     path: PathBuf,
     base: u64,
     files: Arc<dyn Opener>,
+    /// A handle kept between reads where the backend allows it (the `std::fs` one), as the
+    /// reference keeps one read handle per frame; otherwise each read opens the file.
+    kept: Option<KeptFile>,
 }
 
 impl LazyReader for FileLazyReader {
     fn read(&self, _nchunk: i32, chunk_offset: i64, offset: i64, len: usize) -> Result<Vec<u8>> {
         let pos = lazy_block_position(self.base, chunk_offset, offset)?;
+        if let Some(k) = &self.kept {
+            return k.read_vec(pos, len);
+        }
         let mut f = self.files.open(&self.path, false)?;
         f.read_vec(pos, len)
+    }
+
+    fn start(&self) {
+        if let Some(k) = &self.kept {
+            k.revalidate();
+        }
     }
 }
 

@@ -242,6 +242,68 @@ pub trait Opener: Send + Sync {
     fn open(&self, path: &Path, writable: bool) -> Result<Box<dyn Storage>>;
     /// Create (or truncate) the file at `path`.
     fn create(&self, path: &Path) -> Result<Box<dyn Storage>>;
+    /// A reader for many small reads of the file at `path` that keeps its handle between
+    /// them, where the backend allows it. User backends get a stream per read, as their
+    /// contract says, so by default there is none.
+    fn kept_reader(&self, _path: &Path) -> Option<KeptFile> {
+        None
+    }
+}
+
+/// A read-only handle to the file at a path, kept between reads (lazy chunks fetch their
+/// blocks one read at a time; an open and close for each costs more than the read).
+/// [`revalidate`](Self::revalidate), called before each decompression call's reads, drops
+/// the handle when the path no longer names its file, so each call sees what a fresh open
+/// of the path would: a replaced file is read from the new one.
+#[derive(Debug)]
+pub struct KeptFile {
+    path: PathBuf,
+    kept: std::sync::Mutex<Option<std::sync::Arc<(File, (u64, u64))>>>,
+}
+
+impl KeptFile {
+    pub fn new(path: &Path) -> KeptFile {
+        KeptFile { path: path.to_path_buf(), kept: std::sync::Mutex::new(None) }
+    }
+
+    /// Drop the kept handle when the path names another file now (one `stat`). A file
+    /// removed from its path is still read through the handle, as the reference reads
+    /// through the handle it keeps (and as an open file stays readable).
+    pub fn revalidate(&self) {
+        let Ok(now) = std::fs::metadata(&self.path).map(|m| file_id(&m)) else { return };
+        let mut kept = self.kept.lock().unwrap_or_else(|e| e.into_inner());
+        if kept.as_ref().is_some_and(|k| k.1 != now) {
+            *kept = None;
+        }
+    }
+
+    /// The kept handle, opening the path when there is none.
+    fn current(&self) -> Result<std::sync::Arc<(File, (u64, u64))>> {
+        let mut kept = self.kept.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(k) = kept.as_ref() {
+            return Ok(k.clone());
+        }
+        let file = File::open(&self.path).map_err(|_| Error::FileOpen)?;
+        let id = file.metadata().map(|m| file_id(&m)).map_err(|_| Error::FileOpen)?;
+        let k = std::sync::Arc::new((file, id));
+        *kept = Some(k.clone());
+        Ok(k)
+    }
+
+    /// Read `len` bytes at `pos` (positioned, so reads from several threads do not wait
+    /// for each other); past the end of the file is a failed read.
+    pub fn read_vec(&self, pos: u64, len: usize) -> Result<Vec<u8>> {
+        use std::os::unix::fs::FileExt;
+        let k = self.current()?;
+        let end = pos.checked_add(len as u64).ok_or(Error::FileRead)?;
+        // Lengths come from untrusted frames: large ones are checked before allocating.
+        if len > (1 << 20) && end > k.0.metadata().map_err(|_| Error::FileRead)?.len() {
+            return Err(Error::FileRead);
+        }
+        let mut v = vec![0u8; len];
+        k.0.read_exact_at(&mut v, pos).map_err(|_| Error::FileRead)?;
+        Ok(v)
+    }
 }
 
 /// Files through `std::fs`.
@@ -255,6 +317,10 @@ impl Opener for FsOpener {
 
     fn create(&self, path: &Path) -> Result<Box<dyn Storage>> {
         Ok(Box::new(FileStorage::create(path)?))
+    }
+
+    fn kept_reader(&self, path: &Path) -> Option<KeptFile> {
+        Some(KeptFile::new(path))
     }
 }
 

@@ -69,7 +69,7 @@ pub struct ChunkView<'a> {
     vl: Option<Vec<(usize, usize)>>,
     /// For lazy chunks: where the blocks are on disk. VL-block sizes, a dictionary and the
     /// blocks themselves are then read through the decompressor's [`LazyReader`].
-    lazy: Option<LazyTrailer>,
+    lazy: Option<LazyTrailer<'a>>,
 }
 
 fn get_i32(src: &[u8], at: usize) -> Result<i32> {
@@ -234,10 +234,6 @@ impl Decompressor {
     /// Read the dictionary of a lazy chunk from disk (it follows the block starts there).
     fn load_lazy_dict(&self, view: &mut ChunkView<'_>) -> Result<()> {
         let Some(t) = &view.lazy else { return Ok(()) };
-        // Every call that reads a lazy chunk comes here first, before any block is fetched.
-        if let Some(r) = &self.lazy {
-            r.start();
-        }
         if !view.header.use_dict() || view.memcpyed || view.special != Special::None {
             return Ok(());
         }

@@ -14,10 +14,6 @@ pub trait LazyReader: Send + Sync {
     /// Read `len` bytes of chunk `nchunk` starting at byte `offset` of that chunk, where the
     /// chunk starts at `chunk_offset` in its frame.
     fn read(&self, nchunk: i32, chunk_offset: i64, offset: i64, len: usize) -> Result<Vec<u8>>;
-    /// Called once before the reads of one decompression call: a reader that keeps its file
-    /// open between reads checks here that the path still names that file, so each call
-    /// sees the file as it is then (as a fresh open would) without a check per block.
-    fn start(&self) {}
 }
 
 /// Bytes of one lazy chunk read ahead from disk in one go (the span covering the blocks a
@@ -42,12 +38,6 @@ impl LazyReader for Prefetched {
         match &self.fallback {
             Some(f) => f.read(nchunk, chunk_offset, offset, len),
             None => Err(Error::InvalidParam),
-        }
-    }
-
-    fn start(&self) {
-        if let Some(f) = &self.fallback {
-            f.start();
         }
     }
 }
@@ -78,7 +68,7 @@ pub fn needed_span(lazy: &[u8], needed: &[bool], max_nbytes: usize) -> Option<(i
     let (mut lo, mut hi) = (i64::MAX, 0i64);
     let bs = h.blocksize as i64;
     for (j, _) in needed.iter().enumerate().filter(|(_, &n)| n) {
-        let mut csize = *trailer.csizes.get(j)? as i64;
+        let mut csize = trailer.csize(j)? as i64;
         let start = if h.memcpyed() {
             // Blocks lie one after the other; a block is read whole, or as far as the
             // trailer says when that is more.
@@ -98,11 +88,13 @@ pub fn needed_span(lazy: &[u8], needed: &[bool], max_nbytes: usize) -> Option<(i
 
 /// The trailer of a lazy chunk, validated against the buffer it came in.
 #[derive(Debug, Clone)]
-pub struct LazyTrailer {
+pub struct LazyTrailer<'a> {
     pub nchunk: i32,
     pub chunk_offset: i64,
-    /// Compressed size of each block, as the frame recorded it.
-    pub csizes: Vec<i32>,
+    /// Compressed size of each block, as the frame recorded it: the table as it lies in the
+    /// chunk (little-endian i32s), read an entry at a time (a call reading one block of a
+    /// chunk of thousands should not copy them all).
+    csizes: &'a [u8],
     /// The largest compressed size a block may claim: the block size plus one 4-byte stream
     /// header per byte of the type (for VL blocks, the widest gap between block starts).
     pub max_csize: i64,
@@ -115,18 +107,24 @@ fn le_i32(src: &[u8], at: usize) -> Result<i32> {
     Ok(i32::from_le_bytes([b[0], b[1], b[2], b[3]]))
 }
 
-impl LazyTrailer {
+impl<'a> LazyTrailer<'a> {
     /// Parse the trailer that starts at `at` (just past the block starts, which memcpyed
     /// chunks leave zeroed) for `nblocks` blocks.
-    pub fn parse(src: &[u8], at: usize, nblocks: usize, max_csize: i64) -> Result<LazyTrailer> {
+    pub fn parse(src: &'a [u8], at: usize, nblocks: usize, max_csize: i64) -> Result<LazyTrailer<'a>> {
         let end = nblocks.checked_mul(4).and_then(|n| n.checked_add(at + 12)).ok_or(Error::ReadBuffer)?;
         if src.len() < end {
             return Err(Error::ReadBuffer);
         }
         let nchunk = le_i32(src, at)?;
         let chunk_offset = i64::from_le_bytes(src[at + 4..at + 12].try_into().expect("8 bytes"));
-        let csizes = (0..nblocks).map(|j| le_i32(src, at + 12 + 4 * j)).collect::<Result<Vec<_>>>()?;
+        let csizes = &src[at + 12..end];
         Ok(LazyTrailer { nchunk, chunk_offset, csizes, max_csize, vl_spans: None })
+    }
+
+    /// The compressed size the trailer records for block `j`.
+    pub fn csize(&self, j: usize) -> Option<i32> {
+        let b = self.csizes.get(j.checked_mul(4)?..j.checked_mul(4)? + 4)?;
+        Some(i32::from_le_bytes([b[0], b[1], b[2], b[3]]))
     }
 
     /// Check and record the block starts of a lazy VL-block chunk of `cbytes` bytes on disk:
@@ -152,7 +150,7 @@ impl LazyTrailer {
 
     /// The compressed size of block `j`, checked as a block size.
     fn block_csize(&self, j: usize, vl: bool) -> Result<usize> {
-        let c = *self.csizes.get(j).ok_or(Error::InvalidHeader)?;
+        let c = self.csize(j).ok_or(Error::InvalidHeader)?;
         if c <= 0 || c as i64 > self.max_csize || (vl && c <= 4) {
             return Err(Error::InvalidHeader);
         }
@@ -221,7 +219,7 @@ impl LazyTrailer {
     /// The uncompressed size of VL block `j` (the first 4 bytes of its span on disk).
     pub fn vl_block_len(&self, reader: Option<&dyn LazyReader>, j: usize, start: i64) -> Result<usize> {
         let reader = Self::reader(reader)?;
-        let c = *self.csizes.get(j).ok_or(Error::InvalidHeader)?;
+        let c = self.csize(j).ok_or(Error::InvalidHeader)?;
         if c < 4 {
             return Err(Error::InvalidHeader);
         }
@@ -267,13 +265,14 @@ mod tests {
         let mut src = vec![0u8; 8];
         src.extend(trailer(&[10, 20]));
         let t = LazyTrailer::parse(&src, 8, 2, 64).unwrap();
-        assert_eq!((t.nchunk, t.chunk_offset, t.csizes.clone()), (7, 100, vec![10, 20]));
+        assert_eq!((t.nchunk, t.chunk_offset, t.csize(0), t.csize(1), t.csize(2)), (7, 100, Some(10), Some(20), None));
         assert_eq!(LazyTrailer::parse(&src[..src.len() - 1], 8, 2, 64).unwrap_err(), Error::ReadBuffer);
     }
 
     #[test]
     fn block_sizes_that_cannot_be_blocks_are_invalid_headers() {
-        let t = LazyTrailer::parse(&trailer(&[0, 65, 3, 16]), 0, 4, 64).unwrap();
+        let bytes = trailer(&[0, 65, 3, 16]);
+        let t = LazyTrailer::parse(&bytes, 0, 4, 64).unwrap();
         let r = Mem(vec![9u8; 200]);
         assert_eq!(t.fetch_block(Some(&r), 0, 0, false).unwrap_err(), Error::InvalidHeader);
         assert_eq!(t.fetch_block(Some(&r), 1, 0, false).unwrap_err(), Error::InvalidHeader);
@@ -306,13 +305,15 @@ mod tests {
         assert_eq!(t.vl_spans, Some(vec![10, 10]));
         assert_eq!(t.max_csize, 14);
         assert_eq!(t.set_vl_spans(&src, 32, 2, 45, 1).unwrap_err(), Error::InvalidHeader);
-        src[32] = 36;
-        assert_eq!(t.set_vl_spans(&src, 32, 2, 60, 1).unwrap_err(), Error::InvalidHeader);
+        let mut moved = src.clone();
+        moved[32] = 36;
+        assert_eq!(t.set_vl_spans(&moved, 32, 2, 60, 1).unwrap_err(), Error::InvalidHeader);
     }
 
     #[test]
     fn vl_block_len_peeks_the_size_prefix() {
-        let t = LazyTrailer::parse(&trailer(&[8, 2]), 0, 2, 64).unwrap();
+        let bytes = trailer(&[8, 2]);
+        let t = LazyTrailer::parse(&bytes, 0, 2, 64).unwrap();
         let mut disk = vec![0u8; 8];
         disk[..4].copy_from_slice(&5i32.to_le_bytes());
         let r = Mem(disk);

@@ -58,6 +58,10 @@ pub struct Frame {
     /// How the frame opens the files it needs besides its store (a sparse frame's chunk
     /// files, the frame file for lazy reads).
     files: Arc<dyn Opener>,
+    /// The read handle its lazy reader keeps (made with the first lazy reader), dropped
+    /// when this frame finds its file replaced, as the reference revalidates its kept
+    /// handle when it reads the frame's header.
+    kept: std::sync::OnceLock<Option<Arc<KeptFile>>>,
 }
 
 /// Everything [`Frame`] keeps parsed, read and validated from untrusted bytes.
@@ -190,6 +194,7 @@ impl Frame {
             has_index: false,
             len: 0,
             files: fs_opener(),
+            kept: Default::default(),
         };
         f.commit()?;
         Ok(f)
@@ -209,6 +214,7 @@ impl Frame {
             has_index: p.has_index,
             len: p.len,
             files: fs_opener(),
+            kept: Default::default(),
         })
     }
 
@@ -216,12 +222,19 @@ impl Frame {
     /// `std::fs`.
     pub fn set_opener(&mut self, files: Arc<dyn Opener>) {
         self.files = files;
+        self.kept = Default::default();
     }
 
     /// Reopen the store when the file at its path was replaced (see
     /// [`Storage::follow_path`]); `true` when it was.
     pub fn follow_path(&mut self) -> bool {
-        self.store.follow_path()
+        let replaced = self.store.follow_path();
+        if replaced {
+            if let Some(Some(k)) = self.kept.get() {
+                k.revalidate();
+            }
+        }
+        replaced
     }
 
     /// Re-read header, trailer and index from the storage, to follow changes another handle
@@ -484,7 +497,7 @@ impl Frame {
     pub fn lazy_reader(&self) -> Option<Arc<dyn LazyReader>> {
         match &self.kind {
             FrameKind::Contiguous { path: Some(p) } => {
-                let kept = self.files.kept_reader(p);
+                let kept = self.kept.get_or_init(|| self.files.kept_reader(p).map(Arc::new)).clone();
                 Some(Arc::new(FileLazyReader { path: p.clone(), base: self.base, files: self.files.clone(), kept }))
             }
             FrameKind::Sparse { dir } => Some(Arc::new(SparseLazyReader { dir: dir.clone(), files: self.files.clone() })),
@@ -684,7 +697,7 @@ struct FileLazyReader {
     files: Arc<dyn Opener>,
     /// A handle kept between reads where the backend allows it (the `std::fs` one), as the
     /// reference keeps one read handle per frame; otherwise each read opens the file.
-    kept: Option<KeptFile>,
+    kept: Option<Arc<KeptFile>>,
 }
 
 impl LazyReader for FileLazyReader {
@@ -695,12 +708,6 @@ impl LazyReader for FileLazyReader {
         }
         let mut f = self.files.open(&self.path, false)?;
         f.read_vec(pos, len)
-    }
-
-    fn start(&self) {
-        if let Some(k) = &self.kept {
-            k.revalidate();
-        }
     }
 }
 

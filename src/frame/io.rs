@@ -251,10 +251,10 @@ pub trait Opener: Send + Sync {
 }
 
 /// A read-only handle to the file at a path, kept between reads (lazy chunks fetch their
-/// blocks one read at a time; an open and close for each costs more than the read).
-/// [`revalidate`](Self::revalidate), called before each decompression call's reads, drops
-/// the handle when the path no longer names its file, so each call sees what a fresh open
-/// of the path would: a replaced file is read from the new one.
+/// blocks one read at a time; an open and close for each costs more than the read). The
+/// frame calls [`revalidate`](Self::revalidate) when it finds its file replaced, so reads
+/// after that come from the new file; until then (a lazy chunk taken before the change)
+/// they come from the file the handle is open on, as with the reference's kept handle.
 #[derive(Debug)]
 pub struct KeptFile {
     path: PathBuf,

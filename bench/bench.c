@@ -11,6 +11,11 @@
  * b2nd_set_slice_cbuffer on 2-D and 3-D arrays (a small slice inside one block, one whole
  * chunk, a chunk-sized slice across chunk edges) in memory and in a frame file:
  *   b2nd array storage slice op nbytes seconds_per_call GBps
+ *
+ * lazy mode: bench lazy [seconds_per_measure] [workdir] times lazy chunks of a contiguous
+ * frame file and of a sparse frame read through a caller's context (a whole chunk with
+ * blosc2_decompress_ctx; 16 items from each of 64 blocks with blosc2_getitem_ctx), in the
+ * b2nd lines' format.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -220,10 +225,73 @@ static int bench_plugins(double budget, const char *only) {
   return 0;
 }
 
+/* Lazy chunks of frames on disk (contiguous file, sparse directory) read through a caller's
+   context, as python-blosc2 reads blocks: a whole chunk with blosc2_decompress_ctx, and one
+   block's worth of items with blosc2_getitem_ctx (16 items from each of 64 blocks of a
+   chunk per call of the job). Printed in the b2nd lines' format (compare.py --b2nd). */
+typedef struct { blosc2_schunk *s; blosc2_context *dctx; int32_t *out; int32_t n; int getitem; } lazy_job;
+static int do_lazy(void *p) {
+  lazy_job *j = p;
+  uint8_t *ch; bool nf;
+  int cb = blosc2_schunk_get_lazychunk(j->s, 1, &ch, &nf);
+  if (cb < 0) return cb;
+  int rc = 0;
+  if (j->getitem) {
+    for (int b = 0; b < 64 && rc >= 0; b++) rc = blosc2_getitem_ctx(j->dctx, ch, cb, b * 4096 + 7, 16, j->out, 64);
+  } else {
+    rc = blosc2_decompress_ctx(j->dctx, ch, cb, j->out, j->n * 4);
+  }
+  if (nf) free(ch);
+  return rc;
+}
+
+static int bench_lazy(double budget, const char *dir) {
+  const int32_t n = 1 << 20;
+  int32_t *data = malloc(n * 4), *out = malloc(n * 4);
+  for (int32_t i = 0; i < n; i++) data[i] = i * 3 + (int32_t)(xs() % 64);
+  for (int sparse = 0; sparse < 2; sparse++) {
+    char path[4096];
+    snprintf(path, sizeof path, "%s/bench-lazy.%s", dir, sparse ? "b2sframe" : "b2frame");
+    blosc2_remove_urlpath(path);
+    blosc2_cparams cp = BLOSC2_CPARAMS_DEFAULTS;
+    cp.typesize = 4; cp.compcode = BLOSC_LZ4; cp.clevel = 5; cp.nthreads = 1; cp.blocksize = 16384;
+    blosc2_storage st = {.contiguous = !sparse, .urlpath = path, .cparams = &cp};
+    blosc2_schunk *s = blosc2_schunk_new(&st);
+    for (int c = 0; s != NULL && c < 3; c++) blosc2_schunk_append_buffer(s, data, n * 4);
+    if (s) blosc2_schunk_free(s);
+    s = blosc2_schunk_open(path);
+    if (s == NULL) { fprintf(stderr, "error: cannot open %s\n", path); return 1; }
+    blosc2_dparams dp = BLOSC2_DPARAMS_DEFAULTS;
+    dp.nthreads = 1; dp.schunk = s;
+    lazy_job j = {s, blosc2_create_dctx(dp), out, n, 0};
+    for (j.getitem = 0; j.getitem < 2; j.getitem++) {
+      int rc;
+      double t = measure(budget, do_lazy, &j, &rc);
+      if (rc < 0) { fprintf(stderr, "error: lazy %d: %d\n", j.getitem, rc); return 1; }
+      long long bytes = j.getitem ? 64 * 64 : (long long)n * 4;
+      printf("b2nd lazy-i32 %s %s %s %lld %.9f %.3f\n", sparse ? "sparse" : "file", j.getitem ? "64x16items" : "chunk",
+             j.getitem ? "getitem" : "decompress", bytes, t, bytes / t / 1e9);
+      fflush(stdout);
+    }
+    if (memcmp(out, data + 63 * 4096 + 7, 64) != 0) { fprintf(stderr, "error: lazy data\n"); return 1; }
+    blosc2_free_ctx(j.dctx);
+    blosc2_schunk_free(s);
+    blosc2_remove_urlpath(path);
+  }
+  free(data); free(out);
+  return 0;
+}
+
 int main(int argc, char **argv) {
   if (argc > 1 && strcmp(argv[1], "plugins") == 0) {
     blosc2_init();
     int rc = bench_plugins(argc > 2 ? atof(argv[2]) : 0.15, argc > 3 ? argv[3] : NULL);
+    blosc2_destroy();
+    return rc;
+  }
+  if (argc > 1 && strcmp(argv[1], "lazy") == 0) {
+    blosc2_init();
+    int rc = bench_lazy(argc > 2 ? atof(argv[2]) : 0.15, argc > 3 ? argv[3] : ".");
     blosc2_destroy();
     return rc;
   }

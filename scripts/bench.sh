@@ -13,7 +13,7 @@ budget=${BENCH_SECONDS:-0.15}
 rain=../shared/fixtures/raw/rainfall-grid-150x150.bin
 runs=${BENCH_RUNS:-2}
 codecs=(blosclz lz4 lz4hc zlib zstd)
-parts=${BENCH_PARTS:-codecs b2nd plugins}
+parts=${BENCH_PARTS:-codecs b2nd lazy plugins}
 ours=(); refs=()
 if [[ " $parts " == *" codecs "* ]]; then
 # Alternate the libraries codec by codec (and swap which goes first every round), so that
@@ -54,6 +54,25 @@ for i in $(seq 1 "$runs"); do
 done
 echo
 python3 bench/compare.py --b2nd "$(IFS=,; echo "${bo[*]}")" "$(IFS=,; echo "${br[*]}")"
+fi
+
+# Lazy chunks of frames on disk read through a caller's context (bench lazy).
+if [[ " $parts " == *" lazy "* ]]; then
+lo=(); lr=()
+mkdir -p target/bench/lazy-ours target/bench/lazy-ref
+for i in $(seq 1 "$runs"); do
+  o=target/bench/lazy-ours$i.txt r=target/bench/lazy-ref$i.txt
+  if [ $((i % 2)) -eq 1 ]; then
+    LD_LIBRARY_PATH=target/release target/bench/bench lazy "$budget" target/bench/lazy-ours > "$o"
+    LD_LIBRARY_PATH=reference/blosc2/lib target/bench/bench lazy "$budget" target/bench/lazy-ref > "$r"
+  else
+    LD_LIBRARY_PATH=reference/blosc2/lib target/bench/bench lazy "$budget" target/bench/lazy-ref > "$r"
+    LD_LIBRARY_PATH=target/release target/bench/bench lazy "$budget" target/bench/lazy-ours > "$o"
+  fi
+  lo+=("$o"); lr+=("$r")
+done
+echo
+python3 bench/compare.py --b2nd "$(IFS=,; echo "${lo[*]}")" "$(IFS=,; echo "${lr[*]}")"
 fi
 
 # The n-dimensional plugins (NDLZ, ZFP, ndcell, ndmean) through b2nd arrays.

@@ -424,23 +424,24 @@ impl Decompressor {
         if view.memcpyed {
             let start = view.hlen + offset;
             if let Some(t) = &view.lazy {
-                let block = t.fetch_memcpyed_block(self.lazy.as_deref(), j, start as i64, bsize)?;
-                out.copy_from_slice(&block);
+                t.fetch_memcpyed_block_into(self.lazy.as_deref(), j, start as i64, bsize, &mut sc.lazy)?;
+                out.copy_from_slice(&sc.lazy);
                 return Ok(());
             }
             let chunk = view.src.get(start..start + bsize).ok_or(Error::ReadBuffer)?;
             out.copy_from_slice(chunk);
             return Ok(());
         }
-        // Where this block's streams are, fetching them from disk for lazy chunks.
-        let lazy_buf;
+        // Where this block's streams are, fetching them from disk for lazy chunks (into this
+        // worker's reused buffer).
         let (bsrc, mut pos, end): (&[u8], usize, usize) = match &view.lazy {
             Some(t) => {
                 let start = match &view.vl {
                     Some(v) => v[j].1 as i64,
                     None => get_i32(view.src, view.hlen + 4 * j)? as i64,
                 };
-                lazy_buf = t.fetch_block(self.lazy.as_deref(), j, start, view.vl.is_some())?;
+                t.fetch_block_into(self.lazy.as_deref(), j, start, view.vl.is_some(), &mut sc.lazy)?;
+                let lazy_buf = &sc.lazy;
                 // A VL block's stream runs to the next block's start.
                 let end = match &t.vl_spans {
                     Some(spans) if spans[j] <= 4 || spans[j] > lazy_buf.len() => return Err(Error::Data),

@@ -14,6 +14,12 @@ pub trait LazyReader: Send + Sync {
     /// Read `len` bytes of chunk `nchunk` starting at byte `offset` of that chunk, where the
     /// chunk starts at `chunk_offset` in its frame.
     fn read(&self, nchunk: i32, chunk_offset: i64, offset: i64, len: usize) -> Result<Vec<u8>>;
+    /// [`read`](Self::read) into `buf` (its length becomes what was read), for readers that
+    /// can reuse the caller's buffer instead of allocating one per block.
+    fn read_into(&self, nchunk: i32, chunk_offset: i64, offset: i64, len: usize, buf: &mut Vec<u8>) -> Result<()> {
+        *buf = self.read(nchunk, chunk_offset, offset, len)?;
+        Ok(())
+    }
 }
 
 /// Bytes of one lazy chunk read ahead from disk in one go (the span covering the blocks a
@@ -179,9 +185,16 @@ impl<'a> LazyTrailer<'a> {
 
     /// The stored bytes of block `j`, which starts at byte `start` of the chunk.
     pub fn fetch_block(&self, reader: Option<&dyn LazyReader>, j: usize, start: i64, vl: bool) -> Result<Vec<u8>> {
+        let mut buf = Vec::new();
+        self.fetch_block_into(reader, j, start, vl, &mut buf)?;
+        Ok(buf)
+    }
+
+    /// [`fetch_block`](Self::fetch_block) into `buf` (reused between blocks).
+    pub fn fetch_block_into(&self, reader: Option<&dyn LazyReader>, j: usize, start: i64, vl: bool, buf: &mut Vec<u8>) -> Result<()> {
         let reader = Self::reader(reader)?;
         let len = self.block_csize(j, vl)?;
-        self.read_block(reader, start, len)
+        self.read_block_into(reader, start, len, buf)
     }
 
     /// The `len` bytes of memcpyed block `j`, which starts at byte `start` of the chunk. Its
@@ -189,18 +202,26 @@ impl<'a> LazyTrailer<'a> {
     /// when larger, read too (a read past the end of the data fails as in the reference);
     /// a smaller one does not shorten the block (the reference would copy stale bytes).
     pub fn fetch_memcpyed_block(&self, reader: Option<&dyn LazyReader>, j: usize, start: i64, len: usize) -> Result<Vec<u8>> {
-        let reader = Self::reader(reader)?;
-        let csize = self.block_csize(j, false)?;
-        let mut block = self.read_block(reader, start, len.max(csize))?;
-        block.truncate(len);
-        Ok(block)
+        let mut buf = Vec::new();
+        self.fetch_memcpyed_block_into(reader, j, start, len, &mut buf)?;
+        Ok(buf)
     }
 
-    fn read_block(&self, reader: &dyn LazyReader, start: i64, len: usize) -> Result<Vec<u8>> {
+    /// [`fetch_memcpyed_block`](Self::fetch_memcpyed_block) into `buf` (reused between
+    /// blocks).
+    pub fn fetch_memcpyed_block_into(&self, reader: Option<&dyn LazyReader>, j: usize, start: i64, len: usize, buf: &mut Vec<u8>) -> Result<()> {
+        let reader = Self::reader(reader)?;
+        let csize = self.block_csize(j, false)?;
+        self.read_block_into(reader, start, len.max(csize), buf)?;
+        buf.truncate(len);
+        Ok(())
+    }
+
+    fn read_block_into(&self, reader: &dyn LazyReader, start: i64, len: usize, buf: &mut Vec<u8>) -> Result<()> {
         self.check_position(start)?;
-        match reader.read(self.nchunk, self.chunk_offset, start, len) {
-            Ok(v) if v.len() == len => Ok(v),
-            Ok(_) | Err(Error::FileRead) => Err(Error::ReadBuffer),
+        match reader.read_into(self.nchunk, self.chunk_offset, start, len, buf) {
+            Ok(()) if buf.len() == len => Ok(()),
+            Ok(()) | Err(Error::FileRead) => Err(Error::ReadBuffer),
             Err(e) => Err(e),
         }
     }

@@ -15,6 +15,8 @@ pub struct Scratch {
     pub out: Vec<u8>,
     /// A decoded block, for partial reads and postfilters.
     pub block: Vec<u8>,
+    /// A lazy chunk's block as read from disk.
+    pub lazy: Vec<u8>,
 }
 
 #[derive(Default)]

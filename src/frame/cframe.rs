@@ -709,6 +709,16 @@ impl LazyReader for FileLazyReader {
         let mut f = self.files.open(&self.path, false)?;
         f.read_vec(pos, len)
     }
+
+    fn read_into(&self, nchunk: i32, chunk_offset: i64, offset: i64, len: usize, buf: &mut Vec<u8>) -> Result<()> {
+        match &self.kept {
+            Some(k) => k.read_into(lazy_block_position(self.base, chunk_offset, offset)?, len, buf),
+            None => {
+                *buf = self.read(nchunk, chunk_offset, offset, len)?;
+                Ok(())
+            }
+        }
+    }
 }
 
 /// Fetches lazy-chunk blocks from the chunk files of a sparse frame.

@@ -293,6 +293,14 @@ impl KeptFile {
     /// Read `len` bytes at `pos` (positioned, so reads from several threads do not wait
     /// for each other); past the end of the file is a failed read.
     pub fn read_vec(&self, pos: u64, len: usize) -> Result<Vec<u8>> {
+        let mut v = Vec::new();
+        self.read_into(pos, len, &mut v)?;
+        Ok(v)
+    }
+
+    /// [`read_vec`](Self::read_vec) into `buf`, which keeps its allocation: bytes it held
+    /// already are overwritten, not cleared first.
+    pub fn read_into(&self, pos: u64, len: usize, buf: &mut Vec<u8>) -> Result<()> {
         use std::os::unix::fs::FileExt;
         let k = self.current()?;
         let end = pos.checked_add(len as u64).ok_or(Error::FileRead)?;
@@ -300,9 +308,12 @@ impl KeptFile {
         if len > (1 << 20) && end > k.0.metadata().map_err(|_| Error::FileRead)?.len() {
             return Err(Error::FileRead);
         }
-        let mut v = vec![0u8; len];
-        k.0.read_exact_at(&mut v, pos).map_err(|_| Error::FileRead)?;
-        Ok(v)
+        if buf.len() >= len {
+            buf.truncate(len);
+        } else {
+            buf.resize(len, 0);
+        }
+        k.0.read_exact_at(buf, pos).map_err(|_| Error::FileRead)
     }
 }
 

@@ -678,7 +678,7 @@ impl Decompressor {
         if self.postfilter.is_some() || h.compformat() == codecs::FORMAT_UDCODEC {
             return true;
         }
-        h.filters.iter().any(|&f| f > 31)
+        h.filters.iter().any(|&f| f > LAST_CORE_FILTER)
     }
 
     /// Decode the blocks of `src` marked in `needed`, one at a time on the calling thread,
@@ -802,6 +802,10 @@ fn decode_stream(
     codecs::decompress_stream(format, cdata, target, scratch, dict)
 }
 
+/// Filter ids up to this one are the pipeline's own (shuffles, delta, truncation); the ones
+/// above come from the filter registry (plugins and user filters).
+const LAST_CORE_FILTER: u8 = 31;
+
 fn run_backward_stage(p: &PipelineParams<'_>, f: u8, meta: u8, src: &[u8], dst: &mut [u8]) -> Result<()> {
     match f {
         SHUFFLE => {
@@ -810,7 +814,7 @@ fn run_backward_stage(p: &PipelineParams<'_>, f: u8, meta: u8, src: &[u8], dst: 
         }
         BITSHUFFLE => filters::bitunshuffle(p.typesize, src, dst, p.format_version)
             .map_err(|_| Error::FilterPipeline),
-        id if id <= 31 => Err(Error::FilterPipeline),
+        id if id <= LAST_CORE_FILTER => Err(Error::FilterPipeline),
         id => {
             let uf = filter_registry::find(id).ok_or(Error::FilterPipeline)?;
             // User filters see the chunk's typesize, not the context's, as in the reference.

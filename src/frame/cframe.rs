@@ -701,20 +701,18 @@ struct FileLazyReader {
 }
 
 impl LazyReader for FileLazyReader {
-    fn read(&self, _nchunk: i32, chunk_offset: i64, offset: i64, len: usize) -> Result<Vec<u8>> {
-        let pos = lazy_block_position(self.base, chunk_offset, offset)?;
-        if let Some(k) = &self.kept {
-            return k.read_vec(pos, len);
-        }
-        let mut f = self.files.open(&self.path, false)?;
-        f.read_vec(pos, len)
+    fn read(&self, nchunk: i32, chunk_offset: i64, offset: i64, len: usize) -> Result<Vec<u8>> {
+        let mut v = Vec::new();
+        self.read_into(nchunk, chunk_offset, offset, len, &mut v)?;
+        Ok(v)
     }
 
-    fn read_into(&self, nchunk: i32, chunk_offset: i64, offset: i64, len: usize, buf: &mut Vec<u8>) -> Result<()> {
+    fn read_into(&self, _nchunk: i32, chunk_offset: i64, offset: i64, len: usize, buf: &mut Vec<u8>) -> Result<()> {
+        let pos = lazy_block_position(self.base, chunk_offset, offset)?;
         match &self.kept {
-            Some(k) => k.read_into(lazy_block_position(self.base, chunk_offset, offset)?, len, buf),
+            Some(k) => k.read_into(pos, len, buf),
             None => {
-                *buf = self.read(nchunk, chunk_offset, offset, len)?;
+                *buf = self.files.open(&self.path, false)?.read_vec(pos, len)?;
                 Ok(())
             }
         }

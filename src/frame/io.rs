@@ -99,6 +99,10 @@ impl Storage for MemStorage {
     }
 }
 
+/// Reads of more bytes are checked against the file's length before their buffer is
+/// allocated (the lengths come from untrusted frames); smaller ones just fail at the end.
+const CHECK_ABOVE: usize = 1 << 20;
+
 /// Reads of fewer bytes go into a zeroed buffer with one positioned read (the clearing
 /// costs less than the seek the other way needs).
 const ZERO_FILL_BELOW: usize = 16 << 10;
@@ -171,7 +175,6 @@ impl Storage for FileStorage {
     /// ones are checked against the file's length before their buffer is allocated, as the
     /// lengths come from untrusted frames.
     fn read_vec(&mut self, pos: u64, len: usize) -> Result<Vec<u8>> {
-        const CHECK_ABOVE: usize = 1 << 20;
         let end = pos.checked_add(len as u64).ok_or(Error::FileRead)?;
         if len > CHECK_ABOVE && end > self.len()? {
             return Err(Error::FileRead);
@@ -290,22 +293,14 @@ impl KeptFile {
         Ok(k)
     }
 
-    /// Read `len` bytes at `pos` (positioned, so reads from several threads do not wait
-    /// for each other); past the end of the file is a failed read.
-    pub fn read_vec(&self, pos: u64, len: usize) -> Result<Vec<u8>> {
-        let mut v = Vec::new();
-        self.read_into(pos, len, &mut v)?;
-        Ok(v)
-    }
-
-    /// [`read_vec`](Self::read_vec) into `buf`, which keeps its allocation: bytes it held
-    /// already are overwritten, not cleared first.
+    /// Read `len` bytes at `pos` into `buf` (positioned, so reads from several threads do
+    /// not wait for each other); past the end of the file is a failed read. `buf` keeps its
+    /// allocation: bytes it held already are overwritten, not cleared first.
     pub fn read_into(&self, pos: u64, len: usize, buf: &mut Vec<u8>) -> Result<()> {
         use std::os::unix::fs::FileExt;
         let k = self.current()?;
         let end = pos.checked_add(len as u64).ok_or(Error::FileRead)?;
-        // Lengths come from untrusted frames: large ones are checked before allocating.
-        if len > (1 << 20) && end > k.0.metadata().map_err(|_| Error::FileRead)?.len() {
+        if len > CHECK_ABOVE && end > k.0.metadata().map_err(|_| Error::FileRead)?.len() {
             return Err(Error::FileRead);
         }
         if buf.len() >= len {
@@ -399,6 +394,34 @@ mod tests {
         }
         assert_eq!(s.read_vec(50_000, 50_001), Err(Error::FileRead));
         assert_eq!(s.read_vec(99_990, 11), Err(Error::FileRead));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// A kept handle reads the file it was opened on until revalidated: a file replaced at
+    /// the path is read after `revalidate`, a removed one stays readable through it.
+    #[test]
+    fn kept_file_follows_replacement_on_revalidate() {
+        let dir = std::env::temp_dir().join(format!("b2io-kept-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let (p, q) = (dir.join("f.bin"), dir.join("g.bin"));
+        std::fs::write(&p, b"first file").unwrap();
+        std::fs::write(&q, b"other file").unwrap();
+        let k = KeptFile::new(&p);
+        let mut buf = vec![9u8; 64];
+        k.read_into(0, 5, &mut buf).unwrap();
+        assert_eq!(buf, b"first");
+        std::fs::rename(&q, &p).unwrap();
+        k.read_into(0, 5, &mut buf).unwrap();
+        assert_eq!(buf, b"first");
+        k.revalidate();
+        k.read_into(0, 5, &mut buf).unwrap();
+        assert_eq!(buf, b"other");
+        std::fs::remove_file(&p).unwrap();
+        k.revalidate();
+        k.read_into(6, 4, &mut buf).unwrap();
+        assert_eq!(buf, b"file");
+        assert_eq!(k.read_into(8, 3, &mut buf), Err(Error::FileRead));
+        assert_eq!(KeptFile::new(&p).read_into(0, 1, &mut buf), Err(Error::FileOpen));
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

@@ -26,7 +26,9 @@ pub(crate) fn shuffle_with(isa: Isa, typesize: usize, src: &[u8], dest: &mut [u8
     }
     let n = src.len() / typesize;
     let body = n * typesize;
-    let start = simd_shuffle(isa, typesize, n, src, dest);
+    let peel = shuffle_peel(isa, typesize, n, dest.as_ptr() as usize);
+    shuffle_scalar_range(typesize, n, src, dest, 0, peel);
+    let start = simd_shuffle(isa, typesize, n, src, dest, peel);
     shuffle_scalar(typesize, n, src, dest, start);
     dest[body..].copy_from_slice(&src[body..]);
 }
@@ -43,64 +45,114 @@ pub(crate) fn unshuffle_with(isa: Isa, typesize: usize, src: &[u8], dest: &mut [
     }
     let n = src.len() / typesize;
     let body = n * typesize;
-    let start = simd_unshuffle(isa, typesize, n, src, dest);
+    let peel = unshuffle_peel(isa, typesize, n, dest.as_ptr() as usize);
+    unshuffle_scalar_range(typesize, n, src, dest, 0, peel);
+    let start = simd_unshuffle(isa, typesize, n, src, dest, peel);
     unshuffle_scalar(typesize, n, src, dest, start);
     dest[body..].copy_from_slice(&src[body..]);
+}
+
+/// The store width the SIMD kernels of `isa` write with, when lining their stores up on
+/// it pays (x86: a vector store that straddles two cache lines costs about as much as
+/// two, and the kernels are store-bound on blocks that miss L1). `None` elsewhere.
+fn store_align(isa: Isa) -> Option<usize> {
+    match isa {
+        Isa::Avx2 => Some(32),
+        Isa::Sse2 => Some(16),
+        Isa::Scalar | Isa::Neon => None,
+    }
+}
+
+/// Leading elements for the scalar code so that the shuffle kernels' row stores (at
+/// `dest + j * n + i`) start on a store-width boundary: possible when `n` is a multiple
+/// of that width, which block sizes nearly always are. Measured on 32 KiB blocks of
+/// 2-byte items with the destination 16 bytes off: 28 GB/s without, 53 GB/s with.
+///
+/// The AVX2 kernels for type sizes up to 8 store two vectors per row and step, so they
+/// line rows up on whole cache lines (64 bytes): rows 32 bytes off a line ran at two
+/// thirds of the speed of line-aligned rows (32 KiB blocks of 2-byte items).
+fn shuffle_peel(isa: Isa, ts: usize, n: usize, dest_addr: usize) -> usize {
+    let a = match store_align(isa) {
+        Some(32) if ts <= 8 => 64,
+        Some(a) => a,
+        None => return 0,
+    };
+    if ts > 16 || n % a != 0 || n * ts < PEEL_FROM {
+        return 0;
+    }
+    (a - dest_addr % a) % a
+}
+
+/// Blocks below this size stay in L1, where the stores cost little and the source loads
+/// the peel misaligns cost more (8 KiB blocks of 8- and 16-byte items: 25% slower
+/// peeled).
+const PEEL_FROM: usize = 16384;
+
+/// Leading elements for the scalar code so that the unshuffle kernels' element stores
+/// (at `dest + i * ts`) start on a store-width boundary, for the power-of-two type sizes
+/// whose kernels store whole vectors of elements. Measured on 32 KiB blocks of 2-byte
+/// items with the destination 16 bytes off: 40 GB/s without, 53 GB/s with.
+fn unshuffle_peel(isa: Isa, ts: usize, n: usize, dest_addr: usize) -> usize {
+    let Some(a) = store_align(isa) else { return 0 };
+    if !matches!(ts, 2 | 4 | 8 | 16) || n * ts < PEEL_FROM || dest_addr % ts != 0 {
+        return 0;
+    }
+    (a - dest_addr % a) % a / ts
 }
 
 /// Runs the SIMD kernels of `isa` on a prefix of the elements; returns where the scalar
 /// code must take over.
 #[inline]
-fn simd_shuffle(isa: Isa, typesize: usize, n: usize, src: &[u8], dest: &mut [u8]) -> usize {
+fn simd_shuffle(isa: Isa, typesize: usize, n: usize, src: &[u8], dest: &mut [u8], from: usize) -> usize {
     #[cfg(target_arch = "x86_64")]
     {
         match isa {
             Isa::Avx2 => {
-                let start = super::shuffle_avx2::shuffle(typesize, n, src, dest, 0);
+                let start = super::shuffle_avx2::shuffle(typesize, n, src, dest, from);
                 super::shuffle_sse2::shuffle(typesize, n, src, dest, start)
             }
-            Isa::Sse2 => super::shuffle_sse2::shuffle(typesize, n, src, dest, 0),
-            Isa::Scalar | Isa::Neon => 0,
+            Isa::Sse2 => super::shuffle_sse2::shuffle(typesize, n, src, dest, from),
+            Isa::Scalar | Isa::Neon => from,
         }
     }
     #[cfg(target_arch = "aarch64")]
     {
         match isa {
-            Isa::Neon => super::shuffle_neon::shuffle(typesize, n, src, dest, 0),
-            _ => 0,
+            Isa::Neon => super::shuffle_neon::shuffle(typesize, n, src, dest, from),
+            _ => from,
         }
     }
     #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
     {
         let _ = (isa, typesize, n, src, dest);
-        0
+        from
     }
 }
 
 #[inline]
-fn simd_unshuffle(isa: Isa, typesize: usize, n: usize, src: &[u8], dest: &mut [u8]) -> usize {
+fn simd_unshuffle(isa: Isa, typesize: usize, n: usize, src: &[u8], dest: &mut [u8], from: usize) -> usize {
     #[cfg(target_arch = "x86_64")]
     {
         match isa {
             Isa::Avx2 => {
-                let start = super::shuffle_avx2::unshuffle(typesize, n, src, dest, 0);
+                let start = super::shuffle_avx2::unshuffle(typesize, n, src, dest, from);
                 super::shuffle_sse2::unshuffle(typesize, n, src, dest, start)
             }
-            Isa::Sse2 => super::shuffle_sse2::unshuffle(typesize, n, src, dest, 0),
-            Isa::Scalar | Isa::Neon => 0,
+            Isa::Sse2 => super::shuffle_sse2::unshuffle(typesize, n, src, dest, from),
+            Isa::Scalar | Isa::Neon => from,
         }
     }
     #[cfg(target_arch = "aarch64")]
     {
         match isa {
-            Isa::Neon => super::shuffle_neon::unshuffle(typesize, n, src, dest, 0),
-            _ => 0,
+            Isa::Neon => super::shuffle_neon::unshuffle(typesize, n, src, dest, from),
+            _ => from,
         }
     }
     #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
     {
         let _ = (isa, typesize, n, src, dest);
-        0
+        from
     }
 }
 
@@ -124,14 +176,20 @@ pub(super) fn tile_columns(ts: usize) -> impl Iterator<Item = usize> {
 
 /// Scalar shuffle of elements `start..n` (whole elements only).
 pub(crate) fn shuffle_scalar(typesize: usize, n: usize, src: &[u8], dest: &mut [u8], start: usize) {
-    if start >= n {
+    shuffle_scalar_range(typesize, n, src, dest, start, n);
+}
+
+/// Scalar shuffle of elements `start..end` of `n`.
+fn shuffle_scalar_range(typesize: usize, n: usize, src: &[u8], dest: &mut [u8], start: usize, end: usize) {
+    let end = end.min(n);
+    if start >= end {
         return;
     }
     macro_rules! fixed {
         ($($ts:literal)*) => {
             match typesize {
-                $($ts => shuffle_fixed::<$ts>(n, src, dest, start),)*
-                _ => shuffle_dyn(typesize, n, src, dest, start),
+                $($ts => shuffle_fixed::<$ts>(n, src, dest, start, end),)*
+                _ => shuffle_dyn(typesize, n, src, dest, start, end),
             }
         };
     }
@@ -146,14 +204,20 @@ pub(crate) fn unshuffle_scalar(
     dest: &mut [u8],
     start: usize,
 ) {
-    if start >= n {
+    unshuffle_scalar_range(typesize, n, src, dest, start, n);
+}
+
+/// Scalar unshuffle of elements `start..end` of `n`.
+fn unshuffle_scalar_range(typesize: usize, n: usize, src: &[u8], dest: &mut [u8], start: usize, end: usize) {
+    let end = end.min(n);
+    if start >= end {
         return;
     }
     macro_rules! fixed {
         ($($ts:literal)*) => {
             match typesize {
-                $($ts => unshuffle_fixed::<$ts>(n, src, dest, start),)*
-                _ => unshuffle_dyn(typesize, n, src, dest, start),
+                $($ts => unshuffle_fixed::<$ts>(n, src, dest, start, end),)*
+                _ => unshuffle_dyn(typesize, n, src, dest, start, end),
             }
         };
     }
@@ -161,11 +225,11 @@ pub(crate) fn unshuffle_scalar(
 }
 
 /// Small type sizes get a monomorphised loop so the per-element byte gather is unrolled.
-fn shuffle_fixed<const TS: usize>(n: usize, src: &[u8], dest: &mut [u8], start: usize) {
+fn shuffle_fixed<const TS: usize>(n: usize, src: &[u8], dest: &mut [u8], start: usize, end: usize) {
     let block = scalar_block(TS);
     let mut i0 = start;
-    while i0 < n {
-        let i1 = (i0 + block).min(n);
+    while i0 < end {
+        let i1 = (i0 + block).min(end);
         let elems = &src[i0 * TS..i1 * TS];
         for j in 0..TS {
             let row = &mut dest[j * n + i0..j * n + i1];
@@ -177,11 +241,11 @@ fn shuffle_fixed<const TS: usize>(n: usize, src: &[u8], dest: &mut [u8], start: 
     }
 }
 
-fn unshuffle_fixed<const TS: usize>(n: usize, src: &[u8], dest: &mut [u8], start: usize) {
+fn unshuffle_fixed<const TS: usize>(n: usize, src: &[u8], dest: &mut [u8], start: usize, end: usize) {
     let block = scalar_block(TS);
     let mut i0 = start;
-    while i0 < n {
-        let i1 = (i0 + block).min(n);
+    while i0 < end {
+        let i1 = (i0 + block).min(end);
         let elems = &mut dest[i0 * TS..i1 * TS];
         for j in 0..TS {
             let row = &src[j * n + i0..j * n + i1];
@@ -193,11 +257,11 @@ fn unshuffle_fixed<const TS: usize>(n: usize, src: &[u8], dest: &mut [u8], start
     }
 }
 
-fn shuffle_dyn(ts: usize, n: usize, src: &[u8], dest: &mut [u8], start: usize) {
+fn shuffle_dyn(ts: usize, n: usize, src: &[u8], dest: &mut [u8], start: usize, end: usize) {
     let block = scalar_block(ts);
     let mut i0 = start;
-    while i0 < n {
-        let i1 = (i0 + block).min(n);
+    while i0 < end {
+        let i1 = (i0 + block).min(end);
         let elems = &src[i0 * ts..i1 * ts];
         for j in 0..ts {
             let row = &mut dest[j * n + i0..j * n + i1];
@@ -209,11 +273,11 @@ fn shuffle_dyn(ts: usize, n: usize, src: &[u8], dest: &mut [u8], start: usize) {
     }
 }
 
-fn unshuffle_dyn(ts: usize, n: usize, src: &[u8], dest: &mut [u8], start: usize) {
+fn unshuffle_dyn(ts: usize, n: usize, src: &[u8], dest: &mut [u8], start: usize, end: usize) {
     let block = scalar_block(ts);
     let mut i0 = start;
-    while i0 < n {
-        let i1 = (i0 + block).min(n);
+    while i0 < end {
+        let i1 = (i0 + block).min(end);
         let elems = &mut dest[i0 * ts..i1 * ts];
         for j in 0..ts {
             let row = &src[j * n + i0..j * n + i1];

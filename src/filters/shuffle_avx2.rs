@@ -6,10 +6,11 @@
 //! within each lane, so each lane runs the SSE2 algorithm on its own group; lane permutes
 //! on the way in or out put the two groups where they belong in memory.
 //!
-//! Two memory-access refinements, both measured on 4 MiB blocks: type sizes up to 8 run
-//! two steps per iteration so that every row gets whole 64-byte lines, and when the rows
-//! are a large power of two apart (see [`staged`]) the transpose goes through a small
-//! staging buffer.
+//! Memory-access refinements, measured on 8 KiB to 4 MiB blocks: the shuffle of type
+//! sizes up to 8 runs two steps per iteration so that every row gets whole 64-byte lines;
+//! when the rows are a large power of two apart (see [`staged`]) the shuffle goes through
+//! a small staging buffer; the unshuffle stores each step's output in address order. The
+//! dispatcher in `shuffle.rs` lines the stores up on 32-byte boundaries where it can.
 
 use core::arch::x86_64::*;
 
@@ -72,6 +73,9 @@ fn stage_elems(ts: usize) -> usize {
 }
 
 /// Unshuffles elements `start..` in steps of 32; returns the first element not processed.
+///
+/// Always direct: unlike [`shuffle`], staging never paid here (measured on 32 KiB to
+/// 1 MiB blocks of 16-, 32- and 64-byte types: the direct walk was as fast or faster).
 pub(crate) fn unshuffle(ts: usize, n: usize, src: &[u8], dest: &mut [u8], start: usize) -> usize {
     let Some(end) = super::shuffle::simd_span(ts, n, start, 32) else {
         return start;
@@ -80,55 +84,29 @@ pub(crate) fn unshuffle(ts: usize, n: usize, src: &[u8], dest: &mut [u8], start:
         return start;
     }
     assert!(src.len() >= n * ts && dest.len() >= n * ts);
-    if !staged(ts, n) {
-        let (s, d) = (src.as_ptr(), dest.as_mut_ptr());
-        // SAFETY: as in `shuffle`, with the roles of the two buffers swapped.
-        unsafe {
-            match ts {
-                2 => unshuffle_pow2::<2, 1>(s, d, n, start, end),
-                4 => unshuffle_pow2::<4, 2>(s, d, n, start, end),
-                8 => unshuffle_pow2::<8, 3>(s, d, n, start, end),
-                16 => unshuffle_pow2::<16, 4>(s, d, n, start, end),
-                _ => unshuffle_tiled(ts, s, d, n, start, end),
-            }
+    let (s, d) = (src.as_ptr(), dest.as_mut_ptr());
+    // SAFETY: as in `shuffle`, with the roles of the two buffers swapped.
+    unsafe {
+        match ts {
+            2 => unshuffle_pow2::<2, 1>(s, d, n, start, end),
+            4 => unshuffle_pow2::<4, 2>(s, d, n, start, end),
+            8 => unshuffle_pow2::<8, 3>(s, d, n, start, end),
+            16 => unshuffle_pow2::<16, 4>(s, d, n, start, end),
+            _ => unshuffle_tiled(ts, s, d, n, start, end),
         }
-        return end;
-    }
-    // Mirror image of the staging in `shuffle`: gather a stage of every row with
-    // sequential copies, then transpose from the buffer.
-    let stage = stage_elems(ts);
-    let mut buf = vec![0u8; stage * ts];
-    let mut i0 = start;
-    while i0 < end {
-        let cnt = stage.min(end - i0);
-        for (j, row) in buf[..cnt * ts].chunks_exact_mut(cnt).enumerate() {
-            row.copy_from_slice(&src[j * n + i0..j * n + i0 + cnt]);
-        }
-        let part = &mut dest[i0 * ts..(i0 + cnt) * ts];
-        let (b, d) = (buf.as_ptr(), part.as_mut_ptr());
-        // SAFETY: AVX2 availability was checked above. `buf` holds `cnt * ts` bytes laid
-        // out as `ts` rows of `cnt`, `part` the `cnt * ts` bytes of elements i0..i0+cnt;
-        // the kernels touch exactly those (cnt is a multiple of 32).
-        unsafe {
-            match ts {
-                8 => unshuffle_pow2::<8, 3>(b, d, cnt, 0, cnt),
-                16 => unshuffle_pow2::<16, 4>(b, d, cnt, 0, cnt),
-                _ => unshuffle_tiled(ts, b, d, cnt, 0, cnt),
-            }
-        }
-        i0 += cnt;
     }
     end
 }
 
-/// Whether to go through a staging buffer.
+/// Whether [`shuffle`] goes through a staging buffer.
 ///
 /// The kernels touch all `ts` rows (`n` bytes apart) for every 32 elements. When `n` is a
 /// multiple of a large power of two those rows fall into a handful of L1 sets (8 ways of
 /// 64 sets of 64-byte lines, 4 KiB per way) and evict each other's half-used lines before
-/// the next step comes back to them; 4 MiB blocks of 16-, 32- or 64-byte types do exactly
-/// that. Below 16 rows, or when the rows spread over enough sets, direct access is faster
-/// (measured on 4 MiB blocks).
+/// the next step comes back to them; blocks of 64 KiB and more of 16-, 32- or 64-byte
+/// types do exactly that (direct stores ran at 8 GB/s, staged at 15-19). Below 16 rows,
+/// when the rows spread over enough sets, or for 32 KiB blocks (where the rows still fit
+/// the cache and the extra copy costs more than it saves), direct access is faster.
 fn staged(ts: usize, n: usize) -> bool {
     fn gcd(mut a: usize, mut b: usize) -> usize {
         while b != 0 {
@@ -136,7 +114,7 @@ fn staged(ts: usize, n: usize) -> bool {
         }
         a
     }
-    ts >= 16 && ts * gcd(n, 4096) > 16384
+    ts >= 16 && n * ts >= 65536 && ts * gcd(n, 4096) > 16384
 }
 
 /// Lane-wise perfect unshuffle (even bytes first), see `shuffle_sse2::unzip`.
@@ -297,24 +275,9 @@ unsafe fn unshuffle_pow2<const S: usize, const LOG: usize>(
     start: usize,
     end: usize,
 ) {
+    // One step of 32 elements at a time: two steps per iteration (whole 64-byte lines
+    // from each row) measured slower here, unlike in `shuffle_pow2`.
     let mut i = start;
-    // Two steps at a time for up to 8 rows: each row is read a whole line at a time.
-    if S <= 8 {
-        while i + 64 <= end {
-            // SAFETY: elements i..i+64 lie below n; all offsets are below n * S.
-            unsafe {
-                let mut v = [_mm256_setzero_si256(); S];
-                let mut w = [_mm256_setzero_si256(); S];
-                for j in 0..S {
-                    v[j] = _mm256_loadu_si256(src.add(j * n + i).cast());
-                    w[j] = _mm256_loadu_si256(src.add(j * n + i + 32).cast());
-                }
-                untranspose32::<S, LOG>(v, dest, i);
-                untranspose32::<S, LOG>(w, dest, i + 32);
-            }
-            i += 64;
-        }
-    }
     while i < end {
         // SAFETY: mirror image of `shuffle_pow2`; all offsets are below n * S.
         unsafe {
@@ -344,13 +307,18 @@ unsafe fn untranspose32<const S: usize, const LOG: usize>(
         for _ in 0..LOG {
             zip(&mut v);
         }
-        // Inverse of the load pattern of `transpose32`.
+        // Inverse of the load pattern of `transpose32`, stored in address order: the
+        // same stores interleaved between the two halves ran at two thirds of the speed
+        // on 32 KiB to 1 MiB blocks.
         for q in 0..S / 2 {
             let (x, y) = (v[2 * q], v[2 * q + 1]);
             _mm256_storeu_si256(
                 dest.add(i * S + 32 * q).cast(),
                 _mm256_permute2x128_si256(x, y, 0x20),
             );
+        }
+        for q in 0..S / 2 {
+            let (x, y) = (v[2 * q], v[2 * q + 1]);
             _mm256_storeu_si256(
                 dest.add((i + 16) * S + 32 * q).cast(),
                 _mm256_permute2x128_si256(x, y, 0x31),

@@ -11,6 +11,7 @@ pub mod ffi;
 pub mod filters;
 pub mod frame;
 pub mod schunk;
+pub(crate) mod scratch;
 pub mod threads;
 pub mod version;
 

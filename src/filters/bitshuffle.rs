@@ -161,6 +161,8 @@ fn with_tile_scratch(len: usize, f: impl FnOnce(&mut [u8])) {
 fn transpose_row(isa: Isa, row: &[u8], out: &mut [u8], base: usize, stride: usize) {
     let done = match isa {
         #[cfg(target_arch = "x86_64")]
+        Isa::Avx512 => super::bitshuffle_avx512::transpose_row(row, out, base, stride),
+        #[cfg(target_arch = "x86_64")]
         Isa::Avx2 => super::bitshuffle_avx2::transpose_row(row, out, base, stride),
         #[cfg(target_arch = "x86_64")]
         Isa::Sse2 => super::bitshuffle_sse2::transpose_row(row, out, base, stride),
@@ -176,6 +178,8 @@ fn transpose_row(isa: Isa, row: &[u8], out: &mut [u8], base: usize, stride: usiz
 #[inline]
 fn untranspose_row(isa: Isa, inp: &[u8], base: usize, stride: usize, row: &mut [u8]) {
     let done = match isa {
+        #[cfg(target_arch = "x86_64")]
+        Isa::Avx512 => super::bitshuffle_avx512::untranspose_row(inp, base, stride, row),
         #[cfg(target_arch = "x86_64")]
         Isa::Avx2 => super::bitshuffle_avx2::untranspose_row(inp, base, stride, row),
         #[cfg(target_arch = "x86_64")]

@@ -35,6 +35,8 @@ mod trunc_prec;
 #[cfg(target_arch = "x86_64")]
 mod bitshuffle_avx2;
 #[cfg(target_arch = "x86_64")]
+mod bitshuffle_avx512;
+#[cfg(target_arch = "x86_64")]
 mod bitshuffle_sse2;
 #[cfg(target_arch = "x86_64")]
 mod shuffle_avx2;
@@ -123,6 +125,9 @@ pub enum Isa {
     Scalar,
     Sse2,
     Avx2,
+    /// x86-64 AVX-512F + AVX-512BW + GFNI: bit shuffle kernels of their own, AVX2
+    /// byte-shuffle kernels.
+    Avx512,
     /// aarch64 Advanced SIMD (part of the architecture's baseline).
     Neon,
 }
@@ -135,6 +140,9 @@ impl Isa {
         #[cfg(target_arch = "x86_64")]
         {
             if std::arch::is_x86_feature_detected!("avx2") {
+                if bitshuffle_avx512::detected() {
+                    return Isa::Avx512;
+                }
                 return Isa::Avx2;
             }
             if std::arch::is_x86_feature_detected!("sse2") {
@@ -158,6 +166,10 @@ impl Isa {
             Isa::Sse2 => std::arch::is_x86_feature_detected!("sse2"),
             #[cfg(target_arch = "x86_64")]
             Isa::Avx2 => std::arch::is_x86_feature_detected!("avx2"),
+            #[cfg(target_arch = "x86_64")]
+            Isa::Avx512 => {
+                std::arch::is_x86_feature_detected!("avx2") && bitshuffle_avx512::detected()
+            }
             #[cfg(target_arch = "aarch64")]
             Isa::Neon => std::arch::is_aarch64_feature_detected!("neon"),
             #[allow(unreachable_patterns)]
@@ -167,7 +179,7 @@ impl Isa {
 
     /// Every level the running CPU supports, scalar first.
     pub fn available() -> Vec<Isa> {
-        [Isa::Scalar, Isa::Sse2, Isa::Avx2, Isa::Neon]
+        [Isa::Scalar, Isa::Sse2, Isa::Avx2, Isa::Avx512, Isa::Neon]
             .into_iter()
             .filter(|isa| isa.is_available())
             .collect()

@@ -57,7 +57,7 @@ pub(crate) fn unshuffle_with(isa: Isa, typesize: usize, src: &[u8], dest: &mut [
 /// two, and the kernels are store-bound on blocks that miss L1). `None` elsewhere.
 fn store_align(isa: Isa) -> Option<usize> {
     match isa {
-        Isa::Avx2 => Some(32),
+        Isa::Avx2 | Isa::Avx512 => Some(32),
         Isa::Sse2 => Some(16),
         Isa::Scalar | Isa::Neon => None,
     }
@@ -107,7 +107,7 @@ fn simd_shuffle(isa: Isa, typesize: usize, n: usize, src: &[u8], dest: &mut [u8]
     #[cfg(target_arch = "x86_64")]
     {
         match isa {
-            Isa::Avx2 => {
+            Isa::Avx2 | Isa::Avx512 => {
                 let start = super::shuffle_avx2::shuffle(typesize, n, src, dest, from);
                 super::shuffle_sse2::shuffle(typesize, n, src, dest, start)
             }
@@ -134,7 +134,7 @@ fn simd_unshuffle(isa: Isa, typesize: usize, n: usize, src: &[u8], dest: &mut [u
     #[cfg(target_arch = "x86_64")]
     {
         match isa {
-            Isa::Avx2 => {
+            Isa::Avx2 | Isa::Avx512 => {
                 let start = super::shuffle_avx2::unshuffle(typesize, n, src, dest, from);
                 super::shuffle_sse2::unshuffle(typesize, n, src, dest, start)
             }

@@ -7,6 +7,23 @@ use super::params::CompressParams;
 use crate::codecs::Codec;
 use crate::error::{Error, Result};
 
+/// The argument checks of [`write_special`], in the reference's order, for callers that
+/// have more to do between checking and writing.
+pub fn check_special(params: &CompressParams, nbytes: i32, kind: Special, dest_len: usize) -> Result<()> {
+    let typesize = params.typesize;
+    if typesize <= 0 || nbytes < 0 {
+        return Err(Error::InvalidParam);
+    }
+    let extra = if kind == Special::Value { typesize as usize } else { 0 };
+    if dest_len < EXTENDED_HEADER_LENGTH + extra {
+        return Err(Error::Data);
+    }
+    if nbytes % typesize != 0 {
+        return Err(Error::Data);
+    }
+    Ok(())
+}
+
 /// Write a special chunk of `nbytes` into `dest`; `value` is the repeated element for
 /// [`Special::Value`] (exactly `typesize` bytes). Returns the chunk length.
 pub fn write_special(
@@ -16,17 +33,9 @@ pub fn write_special(
     value: Option<&[u8]>,
     dest: &mut [u8],
 ) -> Result<usize> {
+    check_special(params, nbytes, kind, dest.len())?;
     let typesize = params.typesize;
-    if typesize <= 0 || nbytes < 0 {
-        return Err(Error::InvalidParam);
-    }
     let extra = if kind == Special::Value { typesize as usize } else { 0 };
-    if dest.len() < EXTENDED_HEADER_LENGTH + extra {
-        return Err(Error::Data);
-    }
-    if nbytes % typesize != 0 {
-        return Err(Error::Data);
-    }
     // NaN chunks only make sense for 4/8-byte floats; like the reference we still write
     // them for other typesizes, and reading them back fails with BLOSC2_ERROR_DATA.
     if params.clevel > 9 {

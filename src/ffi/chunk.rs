@@ -8,7 +8,7 @@ use super::boundary::{guard, slice, slice_mut, PANIC_CODE};
 use super::context::{core_cparams, ctx_mut, getitem_impl, lazy_capable};
 use super::global::{chunk_slice, result_code};
 use crate::chunk::decompress::Decompressor;
-use crate::chunk::special::write_special;
+use crate::chunk::special::{check_special, write_special};
 use crate::chunk::{ChunkHeader, DecompressParams, Special};
 use crate::codecs;
 use crate::error::Error;
@@ -217,6 +217,9 @@ unsafe fn special(cparams: blosc2_cparams, nbytes: i32, dest: *mut c_void, dests
     } else {
         None
     };
+    if let Err(e) = check_special(&p, nbytes, kind, d.len()).and_then(|()| super::context::special_chunk_round(&cparams)) {
+        return e.code();
+    }
     result_code(write_special(&p, nbytes, kind, v, d))
 }
 

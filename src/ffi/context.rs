@@ -13,7 +13,7 @@ use super::env;
 use super::global::{chunk_slice, result_code};
 use crate::chunk::compress::Compressor;
 use crate::chunk::decompress::Decompressor;
-use crate::chunk::hooks::{BlockInfo, Postfilter, Prefilter};
+use crate::chunk::hooks::{BlockInfo, Postfilter, Prefilter, Tuner};
 use crate::chunk::{CompressParams, DecompressParams};
 use crate::error::Error;
 use crate::filters::registry::CallContext;
@@ -320,11 +320,17 @@ pub fn cparams_acceptable(cp: &blosc2_cparams) -> bool {
 
 #[no_mangle]
 pub extern "C" fn blosc2_create_cctx(cparams: blosc2_cparams) -> *mut blosc2_context {
-    guard(std::ptr::null_mut(), || {
+    guard(std::ptr::null_mut(), || new_cctx(cparams).map_or(std::ptr::null_mut(), |c| Box::into_raw(c) as *mut blosc2_context))
+}
+
+/// A compression context as `blosc2_create_cctx` makes it (its tuner started); `None` when
+/// the parameters are refused or the tuner cannot be started.
+fn new_cctx(cparams: blosc2_cparams) -> Option<Box<Context>> {
+    {
         let mut cp = cparams;
         env_cparams(&mut cp);
         if !cparams_acceptable(&cp) {
-            return std::ptr::null_mut();
+            return None;
         }
         if cp.nthreads <= 0 {
             cp.nthreads = 1;
@@ -361,7 +367,7 @@ pub extern "C" fn blosc2_create_cctx(cparams: blosc2_cparams) -> *mut blosc2_con
                 ctx.tuner = Some(hooks);
             }
             Ok(None) => {}
-            Err(_) => return std::ptr::null_mut(),
+            Err(_) => return None,
         }
         if let (Some(f), Some(pp)) = (cp.prefilter, ctx.preparams.as_deref()) {
             let schunk = SendPtr(cp.schunk);
@@ -372,8 +378,32 @@ pub extern "C" fn blosc2_create_cctx(cparams: blosc2_cparams) -> *mut blosc2_con
             let pp_ptr = ctx.preparams.as_deref_mut().map(|p| p as *mut _).unwrap_or(std::ptr::null_mut());
             ctx.cparams.preparams = pp_ptr;
         }
-        Box::into_raw(ctx) as *mut blosc2_context
-    })
+        Some(ctx)
+    }
+}
+
+/// What the reference runs before it writes a special chunk (`blosc2_chunk_zeros` & co.):
+/// a compression context made from `cparams` (so a user tuner's `init` runs) and the
+/// tuner's hook for one chunk (`next_blocksize`, or `next_cparams` with tuner parameters).
+/// A context that cannot be made gives `BLOSC2_ERROR_NULL_POINTER` and a failing hook
+/// `BLOSC2_ERROR_TUNER`, as there.
+pub fn special_chunk_round(cparams: &blosc2_cparams) -> Result<(), Error> {
+    let ctx = new_cctx(*cparams).ok_or(Error::NullPointer)?;
+    let rc = ctx.tuner.as_ref().map_or(0, |t| t.before_chunk());
+    free_ctx(ctx);
+    if rc < 0 {
+        Err(Error::Tuner)
+    } else {
+        Ok(())
+    }
+}
+
+/// Frees a context: its tuner's `free` hook runs first, as in the reference.
+fn free_ctx(ctx: Box<Context>) {
+    if let Some(t) = &ctx.tuner {
+        t.release();
+    }
+    drop(ctx);
 }
 
 #[no_mangle]
@@ -430,11 +460,7 @@ pub unsafe extern "C" fn blosc2_free_ctx(context: *mut blosc2_context) {
     guard((), || {
         if !context.is_null() {
             // SAFETY: created by Box::into_raw in create_*ctx, freed once.
-            let ctx = unsafe { Box::from_raw(context as *mut Context) };
-            if let Some(t) = &ctx.tuner {
-                t.release();
-            }
-            drop(ctx);
+            free_ctx(unsafe { Box::from_raw(context as *mut Context) });
         }
     })
 }

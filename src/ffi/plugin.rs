@@ -13,10 +13,19 @@ use std::process::{Command, Stdio};
 
 use libc::{c_char, c_void};
 
-/// A loaded plugin library. It stays loaded for the life of the process, as in the
-/// reference (the functions taken from it are kept in the registries).
+/// A loaded plugin library. One whose functions are taken into a registry stays loaded for
+/// the life of the process ([`Plugin::keep`]); one that is rejected (no `info` symbol, a
+/// function missing) is unloaded again when dropped, as the reference `dlclose`s it.
 pub struct Plugin {
     handle: *mut c_void,
+}
+
+impl Drop for Plugin {
+    fn drop(&mut self) {
+        // SAFETY: `handle` came from a successful dlopen and is closed once, here; nothing
+        // taken from a library that is dropped (rather than kept) outlives it.
+        unsafe { libc::dlclose(self.handle) };
+    }
 }
 
 impl Plugin {
@@ -30,6 +39,11 @@ impl Plugin {
             return Some(p);
         }
         ["python", "python3"].iter().find_map(|py| python_libpath(py, name)).and_then(|path| open(&path))
+    }
+
+    /// Keeps the library loaded for the rest of the process: its functions are in a registry.
+    pub fn keep(self) {
+        std::mem::forget(self);
     }
 
     /// The address of symbol `name`, NULL when absent.
@@ -62,7 +76,8 @@ fn open(path: &str) -> Option<Plugin> {
     let c = CString::new(path).ok()?;
     // SAFETY: c is a NUL-terminated path; dlopen has no other preconditions.
     let handle = unsafe { libc::dlopen(c.as_ptr(), libc::RTLD_LAZY) };
-    (!handle.is_null()).then_some(Plugin { handle })
+    // Built only for a real handle: a dropped Plugin dlcloses its handle.
+    (!handle.is_null()).then(|| Plugin { handle })
 }
 
 /// Ask a Python package `blosc2_<name>` where its library is (first line of its output).

@@ -126,12 +126,14 @@ fn load_codec(name: &str) -> Option<CodecFns> {
         return None;
     }
     // SAFETY: the plugin contract: these symbols are functions with the codec signatures.
-    unsafe {
-        Some(CodecFns {
+    let fns = unsafe {
+        CodecFns {
             encoder: std::mem::transmute::<*mut c_void, blosc2_codec_encoder_cb>(enc),
             decoder: std::mem::transmute::<*mut c_void, blosc2_codec_decoder_cb>(dec),
-        })
-    }
+        }
+    };
+    lib.keep();
+    Some(fns)
 }
 
 impl UserCodec for CCodec {
@@ -205,12 +207,14 @@ fn load_filter(name: &str) -> Option<FilterFns> {
         return None;
     }
     // SAFETY: the plugin contract: these symbols are functions with the filter signatures.
-    unsafe {
-        Some(FilterFns {
+    let fns = unsafe {
+        FilterFns {
             forward: std::mem::transmute::<*mut c_void, blosc2_filter_forward_cb>(fwd),
             backward: std::mem::transmute::<*mut c_void, blosc2_filter_backward_cb>(bwd),
-        })
-    }
+        }
+    };
+    lib.keep();
+    Some(fns)
 }
 
 impl UserFilter for CFilter {

@@ -78,15 +78,17 @@ fn load(name: &str) -> Option<TunerFns> {
         return None;
     }
     // SAFETY: the plugin contract: these symbols are functions with the tuner signatures.
-    unsafe {
-        Some(TunerFns {
+    let fns = unsafe {
+        TunerFns {
             init: std::mem::transmute::<*mut c_void, InitFn>(syms[0]),
             next_blocksize: std::mem::transmute::<*mut c_void, CtxFn>(syms[1]),
             next_cparams: std::mem::transmute::<*mut c_void, CtxFn>(syms[2]),
             update: std::mem::transmute::<*mut c_void, UpdateFn>(syms[3]),
             free: std::mem::transmute::<*mut c_void, CtxFn>(syms[4]),
-        })
-    }
+        }
+    };
+    lib.keep();
+    Some(fns)
 }
 
 // SAFETY: plain function pointers and owned data; the hooks are called as the reference

@@ -145,12 +145,14 @@ impl Geometry {
                 if g.shape[n] == 0 || g.chunkshape[n] == 0 || g.blockshape[n] == 0 {
                     continue; // strides into an empty dimension are moot: left 0
                 }
-                g.item_array_strides[i] = g.item_array_strides[n] * g.shape[n];
-                g.item_chunk_strides[i] = g.item_chunk_strides[n] * g.chunkshape[n] as i64;
-                g.item_extchunk_strides[i] = g.item_extchunk_strides[n] * g.extchunkshape[n];
-                g.item_block_strides[i] = g.item_block_strides[n] * g.blockshape[n] as i64;
-                g.block_chunk_strides[i] = g.block_chunk_strides[n] * (g.extchunkshape[n] / g.blockshape[n] as i64);
-                g.chunk_array_strides[i] = g.chunk_array_strides[n] * (g.extshape[n] / g.chunkshape[n] as i64);
+                // Checked: with an empty dimension elsewhere the products above are 0 and
+                // say nothing about these (a damaged metalayer can claim any sizes).
+                g.item_array_strides[i] = mul64(g.item_array_strides[n], g.shape[n])?;
+                g.item_chunk_strides[i] = mul64(g.item_chunk_strides[n], g.chunkshape[n] as i64)?;
+                g.item_extchunk_strides[i] = mul64(g.item_extchunk_strides[n], g.extchunkshape[n])?;
+                g.item_block_strides[i] = mul64(g.item_block_strides[n], g.blockshape[n] as i64)?;
+                g.block_chunk_strides[i] = mul64(g.block_chunk_strides[n], g.extchunkshape[n] / g.blockshape[n] as i64)?;
+                g.chunk_array_strides[i] = mul64(g.chunk_array_strides[n], g.extshape[n] / g.chunkshape[n] as i64)?;
             }
         }
         Ok(g)

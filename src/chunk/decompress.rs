@@ -188,7 +188,7 @@ impl<'a> ChunkView<'a> {
         if let Some(v) = &self.vl {
             return v[j].0;
         }
-        if j == self.nblocks - 1 && self.leftover > 0 {
+        if self.leftover > 0 && j + 1 == self.nblocks {
             self.leftover
         } else {
             self.blocksize
@@ -468,7 +468,7 @@ impl Decompressor {
                 (view.src, start, end)
             }
         };
-        let leftoverblock = view.vl.is_none() && j == view.nblocks - 1 && view.leftover > 0;
+        let leftoverblock = view.vl.is_none() && view.leftover > 0 && j + 1 == view.nblocks;
         // Blosc1-format chunks (version <= 2) written before the "don't split" flag existed
         // were split only for small types; c-blosc 1.x readers apply the same rule.
         let legacy_unsplit = !view.header.extended

@@ -114,7 +114,8 @@ fn parse_frame(store: &mut dyn Storage, base: u64, kind: &FrameKind) -> Result<P
     };
     let nchunks = if header.nbytes > 0 {
         if header.chunksize > 0 {
-            let n = (header.nbytes + header.chunksize as i64 - 1) / header.chunksize as i64;
+            let cs = header.chunksize as i64;
+            let n = header.nbytes / cs + i64::from(header.nbytes % cs != 0);
             if !has_index {
                 return Err(Error::InvalidHeader);
             }
@@ -419,6 +420,12 @@ impl Frame {
             (h.nbytes as usize).div_ceil(h.blocksize as usize)
         };
         let memcpyed = h.flags & MEMCPYED != 0;
+        // A memcpyed chunk stores its nbytes right after the header, so its (virtual)
+        // block-starts table and trailer, built below from nbytes, stay within a few times
+        // cbytes; a header claiming more is damaged (it asked for gigabytes of trailer).
+        if special == Special::None && memcpyed && h.nbytes as i64 + EXTENDED_HEADER_LENGTH as i64 != cbytes as i64 {
+            return Err(Error::InvalidHeader);
+        }
         let read_len = match special {
             Special::None if !memcpyed => EXTENDED_HEADER_LENGTH + 4 * nblocks,
             Special::None => EXTENDED_HEADER_LENGTH,

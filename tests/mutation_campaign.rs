@@ -1,7 +1,8 @@
 //! Hostile bytes at every decoding entry point: a deterministic mutation campaign over the
 //! valid inputs of the fuzz seed corpus (chunks of every codec and filter pipeline written
-//! by this library and by the reference, VL-block, special and dictionary chunks, NDLZ and
-//! ZFP chunks, contiguous frames and b2nd arrays, the compat fixtures).
+//! by this library and by the reference, VL-block, special and dictionary chunks,
+//! contiguous frames and b2nd arrays, the compat fixtures), plus b2nd arrays compressed
+//! with NDLZ, ZFP, ndcell and ndmean by both libraries.
 //!
 //! Each seed gets structured mutations, not only random ones: bit flips (mostly in the
 //! headers), truncation at every header boundary, 32- and 64-bit fields set to boundary
@@ -30,7 +31,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use blosc2::ffi::abi::blosc2_schunk;
+use blosc2::ffi::abi::{b2nd_array_t, b2nd_context_t, blosc2_metalayer, blosc2_schunk, blosc2_storage};
 use blosc2::ffi::meta::{blosc2_vlmeta_get, blosc2_vlmeta_get_names};
 use blosc2::ffi::schunk::{
     blosc2_schunk_decompress_chunk, blosc2_schunk_free, blosc2_schunk_get_lazychunk, blosc2_schunk_get_slice_buffer,
@@ -292,6 +293,116 @@ fn frame_on_disk(frame: &[u8], dir: &Path) {
     }
 }
 
+type CreateCtx = unsafe extern "C" fn(
+    *const blosc2_storage,
+    i8,
+    *const i64,
+    *const i32,
+    *const i32,
+    *const libc::c_char,
+    i8,
+    *const blosc2_metalayer,
+    i32,
+) -> *mut b2nd_context_t;
+type FromCbuffer = unsafe extern "C" fn(*mut b2nd_context_t, *mut *mut b2nd_array_t, *const c_void, i64) -> i32;
+type ToCframe = unsafe extern "C" fn(*const b2nd_array_t, *mut *mut u8, *mut i64, *mut bool) -> i32;
+type FreeArray = unsafe extern "C" fn(*mut b2nd_array_t) -> i32;
+type FreeCtx = unsafe extern "C" fn(*mut b2nd_context_t) -> i32;
+
+/// The b2nd calls that build an array frame, from one library.
+struct B2ndLib(CreateCtx, FromCbuffer, ToCframe, FreeArray, FreeCtx);
+
+fn b2nd_libs() -> Vec<(&'static str, B2ndLib)> {
+    use blosc2::ffi::b2nd as b;
+    let mut v = vec![("ours", B2ndLib(b::b2nd_create_ctx, b::b2nd_from_cbuffer, b::b2nd_to_cframe, b::b2nd_free, b::b2nd_free_ctx))];
+    if let Some(r) = common::RefLib::open() {
+        // SAFETY: the reference's functions have these C signatures (b2nd.h); it is
+        // initialised first, as every program using it must.
+        unsafe {
+            std::mem::transmute::<*mut c_void, unsafe extern "C" fn()>(r.sym("blosc2_init"))();
+            v.push((
+                "ref",
+                B2ndLib(
+                    std::mem::transmute::<*mut c_void, CreateCtx>(r.sym("b2nd_create_ctx")),
+                    std::mem::transmute::<*mut c_void, FromCbuffer>(r.sym("b2nd_from_cbuffer")),
+                    std::mem::transmute::<*mut c_void, ToCframe>(r.sym("b2nd_to_cframe")),
+                    std::mem::transmute::<*mut c_void, FreeArray>(r.sym("b2nd_free")),
+                    std::mem::transmute::<*mut c_void, FreeCtx>(r.sym("b2nd_free_ctx")),
+                ),
+            ));
+            std::mem::forget(r);
+        }
+    }
+    v
+}
+
+/// b2nd array frames compressed with the n-dimensional codecs (NDLZ 4x4 and 8x8 cells, ZFP
+/// in its three modes) and filters (ndcell, ndmean), written by both libraries: the fuzz
+/// corpus has none, and these codecs read their geometry from the frame's metalayer.
+fn nd_codec_seeds() -> Vec<(String, Vec<u8>)> {
+    // (name, codec, codec meta, filter, filter meta, typesize, float data)
+    let cases: [(&str, u8, u8, u8, u8, i32, bool); 8] = [
+        ("plain", 0, 0, 1, 0, 4, true),
+        ("ndlz4", 32, 4, 0, 0, 1, false),
+        ("ndlz8", 32, 8, 0, 0, 1, false),
+        ("zfp-acc", 33, 5, 0, 0, 8, true),
+        ("zfp-prec", 34, 20, 0, 0, 4, true),
+        ("zfp-rate", 35, 30, 0, 0, 8, true),
+        ("ndcell", 1, 0, 32, 4, 4, true),
+        ("ndmean", 1, 0, 33, 4, 4, true),
+    ];
+    let (shape, chunk, block) = ([100i64, 75], [50i32, 40], [25i32, 20]);
+    let mut out = Vec::new();
+    for (lname, lib) in b2nd_libs() {
+        for &(name, codec, cmeta, filter, fmeta, ts, float) in &cases {
+            let n = (shape[0] * shape[1]) as usize;
+            let data: Vec<u8> = if !float {
+                (0..n).map(|i| ((i / 7) % 5) as u8 * 9).collect()
+            } else if ts == 4 {
+                (0..n).flat_map(|i| ((i as f32 * 0.05).sin() * 10.0).to_le_bytes()).collect()
+            } else {
+                (0..n).flat_map(|i| ((i as f64 * 0.05).cos() * 10.0).to_le_bytes()).collect()
+            };
+            let mut cp = blosc2::ffi::abi::BLOSC2_CPARAMS_DEFAULTS;
+            cp.typesize = ts;
+            cp.compcode = codec;
+            cp.compcode_meta = cmeta;
+            cp.filters = [0; 6];
+            cp.filters[5] = filter;
+            cp.filters_meta[5] = fmeta;
+            cp.nthreads = 1;
+            let st = blosc2_storage { contiguous: true, cparams: &mut cp, ..blosc2::ffi::abi::BLOSC2_STORAGE_DEFAULTS };
+            let dtype = CString::new(match (float, ts) { (false, _) => "|u1", (true, 4) => "<f4", _ => "<f8" }).unwrap();
+            // SAFETY: C API calls with valid arguments; the frame is copied before it is freed.
+            unsafe {
+                let ctx = (lib.0)(&st, 2, shape.as_ptr(), chunk.as_ptr(), block.as_ptr(), dtype.as_ptr(), 0, std::ptr::null(), 0);
+                assert!(!ctx.is_null(), "{lname} {name}: no b2nd context");
+                let mut arr: *mut b2nd_array_t = std::ptr::null_mut();
+                let rc = (lib.1)(ctx, &mut arr, data.as_ptr() as *const c_void, data.len() as i64);
+                if lname == "ref" && rc < 0 {
+                    // Not every geometry suits the reference's plugins; ours must write all.
+                    eprintln!("mutation campaign: the reference cannot write {name} here ({rc})");
+                    (lib.4)(ctx);
+                    continue;
+                }
+                assert_eq!(rc, 0, "{lname} {name}: from_cbuffer");
+                let mut p: *mut u8 = std::ptr::null_mut();
+                let mut len = 0i64;
+                let mut needs_free = false;
+                assert!((lib.2)(arr, &mut p, &mut len, &mut needs_free) >= 0 && len > 0, "{lname} {name}: to_cframe");
+                let frame = std::slice::from_raw_parts(p, len as usize).to_vec();
+                if needs_free {
+                    libc::free(p as *mut c_void);
+                }
+                (lib.3)(arr);
+                (lib.4)(ctx);
+                out.push((format!("nd-{lname}-{name}"), frame));
+            }
+        }
+    }
+    out
+}
+
 struct Campaign {
     target: &'static str,
     ctl: usize,
@@ -357,9 +468,20 @@ fn hostile_bytes_at_every_decoding_entry_point() {
     let mut ran = 0usize;
     let mut planned = 0usize;
     let mut out_of_time = false;
+    let nd = nd_codec_seeds();
+    assert!(nd.len() >= 7);
     RUNNING.store(true, Ordering::SeqCst);
     for (ci, c) in campaigns.iter().enumerate() {
-        let seeds = seeds(c.target);
+        let mut seeds = seeds(c.target);
+        // The n-dimensional codecs' frames, as frames and as b2nd arrays (after control
+        // bytes that read every slice kind).
+        if c.target == "frame" || c.target == "b2nd" {
+            seeds.extend(nd.iter().map(|(n, f)| {
+                let mut v = vec![0u8; c.ctl];
+                v.extend_from_slice(f);
+                (n.clone(), v)
+            }));
+        }
         assert!(seeds.len() >= 10, "only {} seeds for {}", seeds.len(), c.target);
         planned += seeds.len() * PER_SEED;
         for (si, (name, seed)) in seeds.iter().enumerate() {

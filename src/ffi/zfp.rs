@@ -4,8 +4,8 @@
 //!
 //! ZFP reads its bit stream a 64-bit word at a time without knowing where the input ends, so
 //! decompression works on a copy padded with zeros to the most a stream of this shape and
-//! mode can take: a corrupt stream then decodes to garbage instead of reading past the
-//! buffer.
+//! mode can take, and a stream whose decoding reaches into that padding is refused: a short
+//! or corrupt stream gives an error instead of a read past the buffer.
 
 use libc::c_void;
 use zfp_sys as z;
@@ -217,7 +217,10 @@ pub fn decompress(mode: Mode, double: bool, dims: &[usize], input: &[u8], output
             let Some(s) = Session::new(mode, double, dims, data, all.as_mut_ptr(), words * 8) else { return false };
             z::zfp_decompress(s.zfp, s.field)
         };
-        if read == 0 {
+        // A stream whose decoding ran into the padding was cut short (ZFP streams are whole
+        // words, and a chunk stores all of them): an error, as the reference's decoder
+        // would report if it did not read past the block instead (c-blosc2 #800).
+        if read == 0 || read > input.len().div_ceil(8) * 8 {
             return false;
         }
         if !direct {

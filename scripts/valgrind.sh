@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# valgrind memcheck over the C programs of c_tests/ (built by c_tests/run.sh) and the shared
-# interop drivers, with this library. A documented pre-release check, not part of `make test`
-# (it takes tens of minutes on 2 cores); its last result is in the README ("Reliability").
+# valgrind memcheck over every C program of c_tests/ (built by c_tests/run.sh) with this
+# library; a step of `make test` (about 80 s on 2 cores). Last result in the README
+# ("Reliability").
 #   scripts/valgrind.sh [-j N]          (default: 2 programs at a time)
 # A program fails when memcheck reports an error (--error-exitcode) or a definite leak.
 # Prints "valgrind: N passed, M failed" and exits non-zero on any failure.

@@ -6,7 +6,8 @@
 #   4. exported symbols and SONAME
 #   5. ABI proof against the reference headers
 #   6. C programs in c_tests/ (ours, and the reference for differential ones), then the same
-#      programs under valgrind memcheck (scripts/valgrind.sh)
+#      programs under valgrind memcheck (scripts/valgrind.sh), and fault injection at every
+#      file I/O call of a frame workload (c_tests/faults/run.sh)
 #   7. install into a temporary prefix; pkg-config and CMake consumers
 #   8. aarch64 cross build, unit tests (NEON kernels) under qemu-user
 #   9. ../shared/repro: one-behaviour C programs that print OK with the reference
@@ -40,6 +41,7 @@ step "abi" python3 c_tests/abi/check_abi.py --ref-include reference/blosc2/inclu
      --symbols ../shared/abi/exported-symbols.txt
 step "c tests" c_tests/run.sh
 step "valgrind (c tests)" scripts/valgrind.sh -j 2
+step "faults" c_tests/faults/run.sh
 step "install" c_tests/install_test.sh
 step "aarch64 (qemu)" scripts/test-aarch64.sh
 shared=$(cd "$top/.." && pwd)/shared

@@ -12,7 +12,8 @@
 //! fuzz/fuzz_targets/common.rs: guard bytes around every output, return codes within the
 //! destination, agreement between 1 and 2 threads, getitem and whole decompression, ...);
 //! frames are also written to disk and opened by path and at an offset inside a larger
-//! file, with every chunk, lazy chunk, slice and metalayer read into guarded buffers.
+//! file, and as sparse frames (a directory) with one of their files mutated, with every
+//! chunk, lazy chunk, slice and metalayer read into guarded buffers.
 //!
 //! A crash fails the test process; a case that runs past `CASE_LIMIT` aborts it naming the
 //! case; a panic or a guard byte overwritten fails the test, and the input is saved under
@@ -403,6 +404,87 @@ fn nd_codec_seeds() -> Vec<(String, Vec<u8>)> {
     out
 }
 
+/// A sparse frame (a directory: `chunks.b2frame` index plus one file per chunk) made from
+/// the valid contiguous frame `frame`, as the list of its files and their bytes; `None`
+/// when the frame does not open.
+fn sparse_of(frame: &[u8], dir: &Path) -> Option<Vec<(PathBuf, Vec<u8>)>> {
+    let sdir = dir.join("s.b2frame");
+    let _ = std::fs::remove_dir_all(&sdir);
+    let c = CString::new(sdir.to_str().unwrap()).unwrap();
+    let mut copy = frame.to_vec();
+    // SAFETY: C API calls on valid arguments; both super-chunks are freed once.
+    unsafe {
+        let sc = blosc2::ffi::schunk::blosc2_schunk_from_buffer(copy.as_mut_ptr(), copy.len() as i64, true);
+        if sc.is_null() {
+            return None;
+        }
+        let mut st = blosc2::ffi::abi::BLOSC2_STORAGE_DEFAULTS;
+        st.contiguous = false;
+        st.urlpath = c.as_ptr() as *mut libc::c_char;
+        let sparse = blosc2::ffi::schunk::blosc2_schunk_copy(sc, &mut st);
+        blosc2_schunk_free(sc);
+        if sparse.is_null() {
+            return None;
+        }
+        blosc2_schunk_free(sparse);
+    }
+    let mut files: Vec<(PathBuf, Vec<u8>)> =
+        std::fs::read_dir(&sdir).ok()?.map(|e| e.unwrap().path()).map(|p| { let b = std::fs::read(&p).unwrap(); (p, b) }).collect();
+    files.sort();
+    Some(files)
+}
+
+/// Sparse frames on disk: one file of the directory (the index or a chunk) mutated, the
+/// directory opened and read like the contiguous ones.
+fn sparse_mutants(
+    frame_seeds: &[(String, Vec<u8>)],
+    dir: &Path,
+    t0: Instant,
+    budget: Duration,
+    watch: (&Mutex<String>, &AtomicU64),
+    failures: &mut Vec<String>,
+) -> usize {
+    let mut ran = 0;
+    for (si, (name, frame)) in frame_seeds.iter().enumerate() {
+        let Some(files) = sparse_of(frame, dir) else { continue };
+        let sdir = dir.join("s.b2frame");
+        let mut rng = Rng::new(0x5_9A85E + si as u64);
+        for k in 0..PER_SEED / 8 {
+            if t0.elapsed() > budget {
+                return ran;
+            }
+            let (victim, bytes) = &files[(rng.next() % files.len() as u64) as usize];
+            let (desc, mutant) = mutate(bytes, k, &mut rng);
+            for (p, b) in &files {
+                std::fs::write(p, if p == victim { &mutant } else { b }).unwrap();
+            }
+            let label = format!("sparse/{name} #{k} {} {desc}", victim.file_name().unwrap().to_string_lossy());
+            *watch.0.lock().unwrap_or_else(|e| e.into_inner()) = label.clone();
+            watch.1.store(t0.elapsed().as_millis() as u64 + 1, Ordering::SeqCst);
+            MESSAGES.lock().unwrap_or_else(|e| e.into_inner()).clear();
+            let before = PANICS.load(Ordering::SeqCst);
+            let c = CString::new(sdir.to_str().unwrap()).unwrap();
+            let r = catch_unwind(AssertUnwindSafe(|| {
+                // SAFETY: a NUL-terminated path; the super-chunk is freed once.
+                unsafe {
+                    let sc = blosc2_schunk_open(c.as_ptr());
+                    if !sc.is_null() {
+                        read_all(sc, "sparse frame");
+                        blosc2_schunk_free(sc);
+                    }
+                }
+            }));
+            watch.1.store(0, Ordering::SeqCst);
+            ran += 1;
+            if r.is_err() || PANICS.load(Ordering::SeqCst) != before {
+                let msgs = MESSAGES.lock().unwrap_or_else(|e| e.into_inner()).join(" | ");
+                failures.push(format!("{label}: {msgs}"));
+            }
+        }
+    }
+    ran
+}
+
 struct Campaign {
     target: &'static str,
     ctl: usize,
@@ -468,6 +550,7 @@ fn hostile_bytes_at_every_decoding_entry_point() {
     let mut ran = 0usize;
     let mut planned = 0usize;
     let mut out_of_time = false;
+    let mut sparse_ran = 0usize;
     let nd = nd_codec_seeds();
     assert!(nd.len() >= 7);
     RUNNING.store(true, Ordering::SeqCst);
@@ -529,10 +612,18 @@ fn hostile_bytes_at_every_decoding_entry_point() {
             break;
         }
     }
+    // Sparse frames: the frame seeds written as directories, one file mutated at a time.
+    if !out_of_time && only.is_none() {
+        let mut frames = seeds("frame");
+        frames.extend(nd.iter().cloned());
+        sparse_ran = sparse_mutants(&frames, &dir, t0, budget, (&current, &started_ms), &mut failures);
+        ran += sparse_ran;
+    }
     RUNNING.store(false, Ordering::SeqCst);
     let _ = std::fs::remove_dir_all(&dir);
     eprintln!(
-        "mutation campaign: {ran} of {planned} cases in {:.1} s{}",
+        "mutation campaign: {ran} cases ({} of {planned} planned in memory and files, {sparse_ran} on sparse frames) in {:.1} s{}",
+        ran - sparse_ran,
         t0.elapsed().as_secs_f64(),
         if out_of_time { " (time budget reached)" } else { "" }
     );

@@ -62,6 +62,9 @@ pub struct Frame {
     /// when this frame finds its file replaced, as the reference revalidates its kept
     /// handle when it reads the frame's header.
     kept: std::sync::OnceLock<Option<Arc<KeptFile>>>,
+    /// While set, [`Frame::commit`] writes nothing: a run of appends (a copy) commits once
+    /// at its end instead of rewriting (and recompressing) the whole index per chunk.
+    deferred: bool,
 }
 
 /// Everything [`Frame`] keeps parsed, read and validated from untrusted bytes.
@@ -196,6 +199,7 @@ impl Frame {
             len: 0,
             files: fs_opener(),
             kept: Default::default(),
+            deferred: false,
         };
         f.commit()?;
         Ok(f)
@@ -216,6 +220,7 @@ impl Frame {
             len: p.len,
             files: fs_opener(),
             kept: Default::default(),
+            deferred: false,
         })
     }
 
@@ -658,7 +663,20 @@ impl Frame {
     /// Write header, index and trailer for the current state, moving the payload if the
     /// header changed length, and cut the storage at the new frame end.
     pub fn commit(&mut self) -> Result<()> {
+        if self.deferred {
+            return Ok(());
+        }
         self.commit_with_index(None)
+    }
+
+    /// Defer commits (`true`) until deferring ends (`false`), which commits. The frame's
+    /// bytes are then what committing after every change would have left.
+    pub fn defer_commits(&mut self, on: bool) -> Result<()> {
+        let was = std::mem::replace(&mut self.deferred, on);
+        if was && !on {
+            return self.commit();
+        }
+        Ok(())
     }
 
     fn commit_with_index(&mut self, index: Option<Vec<u8>>) -> Result<()> {

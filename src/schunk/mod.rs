@@ -208,6 +208,15 @@ impl SuperChunk {
     }
 
     /// Write header and trailer of a frame store after a metadata change.
+    /// See [`Frame::defer_commits`]; nothing to do for super-chunks without a frame.
+    fn defer_frame_commits(&mut self, on: bool) -> Result<()> {
+        self.sync_frame();
+        if let Store::Frame(f) = &mut self.store {
+            f.defer_commits(on)?;
+        }
+        Ok(())
+    }
+
     fn commit_frame(&mut self) -> Result<()> {
         self.sync_frame();
         if let Store::Frame(f) = &mut self.store {
@@ -1110,6 +1119,9 @@ pub fn copy_to_in<H: Holder>(
     let (mut new, verbatim) = h.hold(|s| s.copy_shell(storage, params, dparams))?;
     let nchunks = h.hold(|s| Ok(s.nchunks()))?;
     let mut buf = Vec::new();
+    // One commit at the end: committing per chunk rewrote the whole index each time
+    // (quadratic; a frame of many special chunks took minutes to copy).
+    new.defer_frame_commits(true)?;
     for n in 0..nchunks {
         if verbatim {
             let c = h.hold(|s| s.held_chunk(n, false))?;
@@ -1120,6 +1132,7 @@ pub fn copy_to_in<H: Holder>(
             new.append_buffer(&buf[..len])?;
         }
     }
+    new.defer_frame_commits(false)?;
     for m in h.hold(|s| Ok(s.vlmetalayers.clone()))? {
         new.vlmetalayers.push(m);
     }

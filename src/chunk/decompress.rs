@@ -623,7 +623,7 @@ impl Decompressor {
             match view.special {
                 Special::Zero => dest.fill(0),
                 Special::Nan => fill_nans(view.typesize, dest)?,
-                Special::Value => fill_value(view.special_value(), dest)?,
+                Special::Value => fill_value_at(view.special_value(), view.nbytes, start, dest)?,
                 Special::Uninit => {}
                 Special::None => {
                     let s = view.hlen + start;
@@ -841,6 +841,29 @@ fn fill_nans(typesize: usize, out: &mut [u8]) -> Result<()> {
 
 /// Repeat `value` over `out`, which must hold a whole number of values (as the reference
 /// requires of each block and of a getitem's output; a crafted chunk may break that).
+/// Bytes `start..start + out.len()` of a chunk of `nbytes` repeating `value`: the same
+/// bytes the whole chunk has there, whatever the range's alignment to the value (a value
+/// wider than the items, as a damaged header can claim, must not shift with the range).
+fn fill_value_at(value: &[u8], nbytes: usize, start: usize, out: &mut [u8]) -> Result<()> {
+    let w = value.len();
+    if w == 0 || !nbytes.is_multiple_of(w) {
+        return Err(Error::Data);
+    }
+    let phase = start % w;
+    let head = w.min(out.len());
+    for (i, b) in out[..head].iter_mut().enumerate() {
+        *b = value[(phase + i) % w];
+    }
+    // Doubling copies: `filled` stays a multiple of the value width.
+    let mut filled = head;
+    while filled < out.len() {
+        let n = filled.min(out.len() - filled);
+        out.copy_within(0..n, filled);
+        filled += n;
+    }
+    Ok(())
+}
+
 fn fill_value(value: &[u8], out: &mut [u8]) -> Result<()> {
     if value.is_empty() || !out.len().is_multiple_of(value.len()) {
         return Err(Error::Data);

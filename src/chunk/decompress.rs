@@ -841,12 +841,14 @@ fn fill_nans(typesize: usize, out: &mut [u8]) -> Result<()> {
 
 /// Repeat `value` over `out`, which must hold a whole number of values (as the reference
 /// requires of each block and of a getitem's output; a crafted chunk may break that).
-/// Bytes `start..start + out.len()` of a chunk of `nbytes` repeating `value`: the same
-/// bytes the whole chunk has there, whatever the range's alignment to the value (a value
-/// wider than the items, as a damaged header can claim, must not shift with the range).
+/// Bytes `start..start + out.len()` of a chunk of `nbytes` repeating `value`: the bytes the
+/// whole chunk has there. A range that is not a whole number of values is refused
+/// (`BLOSC2_ERROR_DATA`), as the reference refuses it. A range that starts inside a value
+/// only happens when a damaged header makes the value wider than the items; the reference
+/// then restarts the value at the range's start, giving bytes the chunk does not hold there.
 fn fill_value_at(value: &[u8], nbytes: usize, start: usize, out: &mut [u8]) -> Result<()> {
     let w = value.len();
-    if w == 0 || !nbytes.is_multiple_of(w) {
+    if w == 0 || !nbytes.is_multiple_of(w) || !out.len().is_multiple_of(w) {
         return Err(Error::Data);
     }
     let phase = start % w;

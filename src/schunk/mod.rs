@@ -970,7 +970,7 @@ impl SuperChunk {
     /// (`blosc2_schunk_from_buffer(copy=true)`): the result is not frame-backed.
     pub fn from_buffer_copy(frame: &[u8]) -> Result<SuperChunk> {
         let mut s = Self::from_frame_vec(frame.to_vec())?;
-        let mut chunks = Vec::with_capacity(s.nchunks() as usize);
+        let mut chunks: Vec<Arc<[u8]>> = Vec::with_capacity(s.nchunks() as usize);
         let mut cbytes = 0i64;
         let mut blocksize = None;
         for n in 0..s.nchunks() {
@@ -982,7 +982,12 @@ impl SuperChunk {
                 Some(b) if b == h.blocksize => Some(b),
                 Some(_) => Some(0),
             };
-            chunks.push(Arc::from(c));
+            // Runs of equal special chunks (a frame of a million zero chunks, say) share
+            // one copy: a chunk costs its pointer, not an allocation each.
+            match chunks.last() {
+                Some(prev) if c.len() <= 64 && prev[..] == c[..] => chunks.push(prev.clone()),
+                _ => chunks.push(Arc::from(c)),
+            }
         }
         s.cbytes = cbytes;
         s.blocksize = blocksize.unwrap_or(s.blocksize);

@@ -563,6 +563,17 @@ impl Decompressor {
                 pos += csize;
             }
         }
+        // A block that is not a whole number of streams (split by a writer whose block
+        // size is not a multiple of the typesize, as the reference does) has bytes no stream
+        // holds: zeros, never what an earlier call left in the scratch.
+        let streamed = nstreams * neblock;
+        if streamed < bsize {
+            if direct {
+                out[streamed..bsize].fill(0);
+            } else {
+                bufs.a[streamed..bsize].fill(0);
+            }
+        }
         if direct {
             for _ in stages {
                 filters::delta_decode(dref.unwrap_or(&[]), offset, out, view.typesize);

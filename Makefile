@@ -1,5 +1,6 @@
 # Build, install and test libblosc2 (Rust drop-in for c-blosc2 3.3).
-#   make                 release build: target/release/libblosc2.so.9 and libblosc2.a
+#   make                 release build: target/release/libblosc2.so.9 and libblosc2.a, and
+#                        the c-blosc 1.x face target/release/libblosc.so.1 (blosc1/)
 #   make install         install into $(PREFIX) (default /usr/local; DESTDIR honoured)
 #   make test            the whole test suite (Rust, ABI, exports, C programs, install)
 
@@ -10,14 +11,30 @@ VERSION := 3.3.5
 SONAME := libblosc2.so.9
 CARGO ?= cargo
 REL := target/release
+# The c-blosc 1.x face (blosc1/): libblosc.so.1, exporting exactly c-blosc 1.21.3's API.
+BLOSC1_VERSION := 1.21.3
+BLOSC1_SONAME := libblosc.so.1
+CC ?= cc
 
-.PHONY: all build install uninstall test clean headers
+.PHONY: all build build-blosc1 install uninstall test clean headers
 
 all: build
 
-build:
+build: build-blosc1
 	$(CARGO) build --release --lib
 	cp -f $(REL)/libblosc2.so $(REL)/$(SONAME)
+
+# Built by its own cargo invocation: it turns on the core's snappy-compress feature, which
+# libblosc2 must not get. The Rust static library is linked into the shared one with a
+# version script, so that only the 25 c-blosc 1.x functions are exported (a Rust cdylib
+# would also export every C function of the core crate).
+build-blosc1:
+	$(CARGO) build --release -p blosc1
+	$(CC) -shared -o $(REL)/libblosc.so.$(BLOSC1_VERSION) -Wl,-soname,$(BLOSC1_SONAME) \
+	  -Wl,--version-script=blosc1/blosc.map -Wl,--gc-sections -Wl,--as-needed $(LDFLAGS) \
+	  $$(sed -n 's/^ *\(blosc_[a-z_]*\);/-Wl,--undefined=\1/p' blosc1/blosc.map) \
+	  $(REL)/libblosc.a -lsnappy -lgcc_s -lpthread -lm -ldl -lc
+	ln -sf libblosc.so.$(BLOSC1_VERSION) $(REL)/$(BLOSC1_SONAME)
 
 install: build
 	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR)/blosc2 \
@@ -35,10 +52,19 @@ install: build
 	    > $(DESTDIR)$(LIBDIR)/cmake/Blosc2/Blosc2Config.cmake
 	sed -e 's|@VERSION@|$(VERSION)|g' cmake/Blosc2ConfigVersion.cmake.in \
 	    > $(DESTDIR)$(LIBDIR)/cmake/Blosc2/Blosc2ConfigVersion.cmake
+	install -m 755 $(REL)/libblosc.so.$(BLOSC1_VERSION) $(DESTDIR)$(LIBDIR)/libblosc.so.$(BLOSC1_VERSION)
+	ln -sf libblosc.so.$(BLOSC1_VERSION) $(DESTDIR)$(LIBDIR)/$(BLOSC1_SONAME)
+	ln -sf $(BLOSC1_SONAME) $(DESTDIR)$(LIBDIR)/libblosc.so
+	install -m 644 blosc1/include/blosc.h blosc1/include/blosc-export.h $(DESTDIR)$(INCLUDEDIR)/
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' \
+	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' -e 's|@VERSION@|$(BLOSC1_VERSION)|g' \
+	    blosc1/blosc.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/blosc.pc
 
 uninstall:
 	rm -f $(DESTDIR)$(LIBDIR)/libblosc2.so* $(DESTDIR)$(LIBDIR)/libblosc2.a \
 	  $(DESTDIR)$(LIBDIR)/pkgconfig/blosc2.pc $(DESTDIR)$(INCLUDEDIR)/blosc2.h $(DESTDIR)$(INCLUDEDIR)/b2nd.h
+	rm -f $(DESTDIR)$(LIBDIR)/libblosc.so $(DESTDIR)$(LIBDIR)/libblosc.so.1* \
+	  $(DESTDIR)$(LIBDIR)/pkgconfig/blosc.pc $(DESTDIR)$(INCLUDEDIR)/blosc.h $(DESTDIR)$(INCLUDEDIR)/blosc-export.h
 	rm -rf $(DESTDIR)$(LIBDIR)/cmake/Blosc2 $(DESTDIR)$(INCLUDEDIR)/blosc2
 
 headers:

@@ -5,7 +5,8 @@
 #   3. cargo tests (unit tests, header freshness, differential tests against the reference)
 #   4. exported symbols and SONAME
 #   5. ABI proof against the reference headers
-#   6. C programs in c_tests/ (ours, and the reference for differential ones), then the same
+#   6. the c-blosc 1.x face (libblosc.so.1) against Debian's c-blosc 1.21.3 (c_tests/blosc1/)
+#   7. C programs in c_tests/ (ours, and the reference for differential ones), then the same
 #      programs under valgrind memcheck (scripts/valgrind.sh), and fault injection at every
 #      file I/O call of a frame workload (c_tests/faults/run.sh)
 #   7. install into a temporary prefix; pkg-config and CMake consumers
@@ -35,11 +36,13 @@ step() {
 step "fetch reference" scripts/fetch-reference.sh
 step "release build" make -s build
 step "cargo test" cargo test --no-fail-fast
+step "cargo test (blosc1)" cargo test --no-fail-fast -p blosc1
 step "exports" c_tests/check_exports.sh
 step "abi" python3 c_tests/abi/check_abi.py --ref-include reference/blosc2/include \
      --our-include include --our-lib target/release/libblosc2.so.9 \
      --symbols ../shared/abi/exported-symbols.txt
 step "c tests" c_tests/run.sh
+step "blosc1 differential" c_tests/blosc1/run.sh
 step "valgrind (c tests)" scripts/valgrind.sh -j 2
 step "faults" c_tests/faults/run.sh
 step "install" c_tests/install_test.sh

@@ -415,3 +415,45 @@ fn rust_defaults_match_reference() {
     assert_eq!(<abi::blosc2_dparams as Default>::default().typesize, 8);
     assert_eq!(<abi::blosc2_stdio_mmap as Default>::default().fd, -1);
 }
+
+/// The c-blosc 1.x face's headers (`blosc1/include/`): `blosc-export.h` verbatim and
+/// `blosc.h` generated from `blosc1/src/lib.rs` between its hand-written macros and trailer.
+fn render_blosc1(name: &str) -> String {
+    let c = root().join("blosc1/c");
+    if name == "blosc-export.h" {
+        return read(&c.join(name));
+    }
+    let mut config = cbindgen::Config::from_file(root().join("cbindgen.toml")).expect("cbindgen.toml must parse");
+    config.header = Some(read(&c.join("blosc.preamble.h")).trim_end().to_owned());
+    config.trailer = Some(read(&c.join("blosc.trailer.h")));
+    // Only the functions: the face's Rust constants and helper types stay Rust-side.
+    config.export.item_types = vec![cbindgen::ItemType::Functions];
+    let bindings = cbindgen::Builder::new()
+        .with_config(config)
+        .with_src(root().join("blosc1/src/lib.rs"))
+        .generate()
+        .unwrap_or_else(|e| panic!("cbindgen failed for blosc.h: {e}"));
+    let mut text = Vec::new();
+    bindings.write(&mut text);
+    String::from_utf8(text).expect("cbindgen writes UTF-8")
+}
+
+#[test]
+fn blosc1_headers_are_up_to_date() {
+    let bless = std::env::var_os("BLOSC2_BLESS_HEADERS").is_some_and(|v| v != "0" && !v.is_empty());
+    let mut stale = Vec::new();
+    for name in ["blosc.h", "blosc-export.h"] {
+        let fresh = render_blosc1(name);
+        let path = root().join("blosc1/include").join(name);
+        if fs::read_to_string(&path).ok().as_deref() == Some(fresh.as_str()) {
+            continue;
+        }
+        if bless {
+            fs::write(&path, &fresh).unwrap_or_else(|e| panic!("cannot write {}: {e}", path.display()));
+            eprintln!("wrote {}", path.display());
+        } else {
+            stale.push(name);
+        }
+    }
+    assert!(stale.is_empty(), "blosc1/include/ is stale: {stale:?}; run scripts/gen-headers.sh and commit it");
+}

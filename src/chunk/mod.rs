@@ -10,6 +10,7 @@ pub mod lazy;
 pub mod params;
 pub mod pipeline;
 pub mod special;
+pub mod v1;
 pub mod workers;
 
 pub use header::{ChunkHeader, Special};

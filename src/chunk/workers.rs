@@ -26,6 +26,11 @@ pub struct Workers {
 }
 
 impl Workers {
+    /// No threads and no scratch yet (usable in a `static`).
+    pub const fn new() -> Workers {
+        Workers { pool: None, scratch: Vec::new() }
+    }
+
     /// Make sure `n` threads (and scratch areas) exist; threads persist between calls.
     pub fn ensure(&mut self, n: usize) -> Result<()> {
         let n = n.max(1);

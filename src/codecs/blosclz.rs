@@ -174,11 +174,12 @@ fn opaque(x: usize) -> usize {
 /// value the match code derives from it as a separate counter through the scanning loop
 /// (six of them, one on the stack), and that loop ran ~12% slower.
 #[inline(always)]
-fn next_match<const N: usize>(
+fn next_match<const N: usize, const SHORT: bool>(
     buf: &[u8],
     htab: &mut [u32; N],
     mut ip: usize,
 ) -> (usize, usize, usize) {
+    let (ip_shift, min_len) = shift_and_min_len(SHORT);
     let ip_limit = buf.len() - 12;
     let ip_bound = buf.len() - 1;
     // Every 4-byte read at a position below `ip_limit` lies in `scan`.
@@ -193,10 +194,10 @@ fn next_match<const N: usize>(
         let distance = ip - rf;
         if distance.wrapping_sub(1) < MAX_FAR_DISTANCE - 1 && read_u32(scan, rf) == seq {
             let anchor = opaque(ip);
-            let end = match_end(buf, anchor + 4, rf + 4, ip_bound) - IP_SHIFT;
+            let end = match_end(buf, anchor + 4, rf + 4, ip_bound) - ip_shift;
             let len = end - anchor;
             // Short matches decode slowly, and far ones cost 4 bytes.
-            if len >= MIN_LEN && !(len <= 5 && distance > MAX_DISTANCE) {
+            if len >= min_len && !(len <= 5 && distance > MAX_DISTANCE) {
                 return (anchor, rf, end);
             }
         }
@@ -266,7 +267,8 @@ fn match_cost(len: usize, dist: usize) -> usize {
 /// estimated compression ratio (input bytes consumed / output bytes that would be written).
 // Not inlined: it would crowd the compressor's registers (measured ~4% slower).
 #[inline(never)]
-fn probe_ratio<const N: usize>(region: &[u8], htab: &mut [u32; N]) -> f64 {
+fn probe_ratio<const N: usize, const SHORT: bool>(region: &[u8], htab: &mut [u32; N]) -> f64 {
+    let (ip_shift, min_len) = shift_and_min_len(SHORT);
     let limit = region.len().min(N);
     let buf = &region[..limit];
     // Nothing to scan: the reference then divides 0 by its initial count.
@@ -289,9 +291,9 @@ fn probe_ratio<const N: usize>(region: &[u8], htab: &mut [u32; N]) -> f64 {
             ip = anchor;
             break;
         }
-        let end = match_end(buf, anchor + 4, rf + 4, ip_bound) - IP_SHIFT;
+        let end = match_end(buf, anchor + 4, rf + 4, ip_bound) - ip_shift;
         let len = end - anchor;
-        if len < MIN_LEN {
+        if len < min_len {
             ip = anchor + 1;
             continue;
         }
@@ -354,8 +356,8 @@ fn write_literals(
     Some(op)
 }
 
-/// The compressor, for a hash table of `N` entries; `HASH_TWICE` (clevel 9) makes the table
-/// learn two positions at the end of each match instead of one.
+/// The c-blosc2 compressor, for a hash table of `N` entries; `HASH_TWICE` (clevel 9) makes
+/// the table learn two positions at the end of each match instead of one.
 fn compress_with<const N: usize, const HASH_TWICE: bool>(
     clevel: usize,
     input: &[u8],
@@ -371,7 +373,7 @@ fn compress_with<const N: usize, const HASH_TWICE: bool>(
         4..=6 => length / 2,
         _ => length,
     };
-    let ratio = probe_ratio::<N>(&input[length - probe_len..], &mut htab);
+    let ratio = probe_ratio::<N, false>(&input[length - probe_len..], &mut htab);
     if ratio < MIN_PROBE_RATIO[clevel] {
         return 0;
     }
@@ -379,7 +381,74 @@ fn compress_with<const N: usize, const HASH_TWICE: bool>(
         return 0;
     }
     htab.fill(0);
+    encode::<N, HASH_TWICE, false>(input, out, &mut htab)
+}
 
+/// Compress `input` into `output` the way c-blosc **1.x** (1.21.3) does, which differs from
+/// [`compress`] in how it decides, not in the stream format:
+///
+/// * the entropy probe always looks at the last quarter of the block (at most 4,096 bytes of
+///   it), with a 4,096-entry table, and counts matches that cover at least 5 bytes;
+/// * when the block is not split into byte streams (`split` false), or when the probe found
+///   the data hard to compress (ratio below 4), matches are cut back by 3 instead of 4 and
+///   kept from length code 3 (5 bytes) instead of 4.
+///
+/// Returns 0 in the same cases as [`compress`].  c-blosc 1.x writes with this; c-blosc2 reads
+/// both kinds of stream with the same decoder.
+pub fn compress_v1(clevel: i32, input: &[u8], output: &mut [u8], split: bool) -> usize {
+    if clevel <= 0 || input.len() > i32::MAX as usize {
+        return 0;
+    }
+    let clevel = clevel.min(9) as usize;
+    let maxout = output.len().min(i32::MAX as usize);
+    let out = &mut output[..maxout];
+    let length = input.len();
+    let probe_len = length / 4;
+    let mut probe_table = [0u32; V1_PROBE_TABLE];
+    let ratio = probe_ratio::<V1_PROBE_TABLE, true>(&input[length - probe_len..], &mut probe_table);
+    if ratio < MIN_PROBE_RATIO[clevel] {
+        return 0;
+    }
+    if length < MIN_INPUT || out.len() < MIN_OUTPUT {
+        return 0;
+    }
+    let short = !split || ratio < 4.0;
+    match (clevel, short) {
+        (1, false) => encode::<{ 1 << (HASH_LOG - 2) }, false, false>(input, out, &mut [0; 1 << (HASH_LOG - 2)]),
+        (1, true) => encode::<{ 1 << (HASH_LOG - 2) }, false, true>(input, out, &mut [0; 1 << (HASH_LOG - 2)]),
+        (2, false) => encode::<{ 1 << (HASH_LOG - 1) }, false, false>(input, out, &mut [0; 1 << (HASH_LOG - 1)]),
+        (2, true) => encode::<{ 1 << (HASH_LOG - 1) }, false, true>(input, out, &mut [0; 1 << (HASH_LOG - 1)]),
+        (3..=8, false) => encode::<{ 1 << HASH_LOG }, false, false>(input, out, &mut [0; 1 << HASH_LOG]),
+        (3..=8, true) => encode::<{ 1 << HASH_LOG }, false, true>(input, out, &mut [0; 1 << HASH_LOG]),
+        (_, false) => encode::<{ 1 << HASH_LOG }, true, false>(input, out, &mut [0; 1 << HASH_LOG]),
+        (_, true) => encode::<{ 1 << HASH_LOG }, true, true>(input, out, &mut [0; 1 << HASH_LOG]),
+    }
+}
+
+/// Entries (and bytes scanned at most) of c-blosc 1.x's entropy probe.
+const V1_PROBE_TABLE: usize = 1 << 12;
+
+/// How far a match is cut back from one past its first differing byte, and the smallest
+/// length code kept: c-blosc2 always uses 4 and 4; c-blosc 1.x uses 3 and 3 in its probe and
+/// for data it did not split or found hard to compress (`short`).
+#[inline(always)]
+const fn shift_and_min_len(short: bool) -> (usize, usize) {
+    if short {
+        (3, 3)
+    } else {
+        (IP_SHIFT, MIN_LEN)
+    }
+}
+
+/// The encoding loop shared by both compressors: `htab` (all zeros) has `N` entries,
+/// `HASH_TWICE` (clevel 9) makes it learn two positions at the end of each match, `SHORT`
+/// selects the match cut-back of [`shift_and_min_len`].  `input` is at least 16 bytes long.
+fn encode<const N: usize, const HASH_TWICE: bool, const SHORT: bool>(
+    input: &[u8],
+    out: &mut [u8],
+    htab: &mut [u32; N],
+) -> usize {
+    let length = input.len();
     let out_len = out.len();
 
     // Literals are written lazily: `lit_start..anchor` is the pending literal run, to be
@@ -389,7 +458,7 @@ fn compress_with<const N: usize, const HASH_TWICE: bool>(
     let mut lit_start: usize = 0;
     let mut ip: usize = 4;
     loop {
-        let (anchor, rf, end) = next_match(input, &mut htab, ip);
+        let (anchor, rf, end) = next_match::<N, SHORT>(input, htab, ip);
         if rf == NOT_FOUND {
             break;
         }

@@ -5,6 +5,30 @@
 //! and write, and spares the library a C++ runtime dependency. It is tested against the real
 //! libsnappy (snappy-sys dev-dependency).
 
+/// The largest stream Snappy may write for `n` input bytes (libsnappy's
+/// `snappy_max_compressed_length`): c-blosc 1.x gives the codec that much room.
+pub fn max_compressed_len(n: usize) -> usize {
+    32 + n + n / 6
+}
+
+/// Compress with the system libsnappy (only in builds with the `snappy-compress` feature,
+/// which the c-blosc 1.x face enables: c-blosc 1.x writes snappy chunks, and the same bytes
+/// as its own build need the same library). Returns 0 when libsnappy refuses, which it does
+/// whenever `dest` is smaller than [`max_compressed_len`] of the input.
+#[cfg(feature = "snappy-compress")]
+pub fn compress(src: &[u8], dest: &mut [u8]) -> usize {
+    let mut len: libc::size_t = dest.len();
+    // SAFETY: libsnappy reads `src.len()` bytes of `src` and writes at most `len` (the length
+    // of `dest`) bytes into `dest`, reporting how many in `len`.
+    let status = unsafe {
+        snappy_sys::snappy_compress(src.as_ptr(), src.len(), dest.as_mut_ptr(), &mut len)
+    };
+    if status != 0 || len > dest.len() {
+        return 0;
+    }
+    len
+}
+
 /// Decode a raw Snappy stream into `dest`. Returns the decoded length, which is the length the
 /// stream's preamble announces; `None` on any malformed input or if it exceeds `dest`.
 pub fn decompress(src: &[u8], dest: &mut [u8]) -> Option<usize> {

@@ -1,0 +1,6 @@
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* BLOSC_H */

@@ -1,0 +1,1003 @@
+//! c-blosc 1.x chunks (format version 2, 16-byte header), written byte for byte as c-blosc
+//! 1.21.3 writes them and read with its checks and error outcomes. The c-blosc 1.x face
+//! (`libblosc.so.1`, the `blosc1/` crate) is a thin layer over this module.
+//!
+//! # Layout
+//! A 16-byte header (format version 2, codec format version 1, flags, typesize, then the
+//! uncompressed size, block size and chunk size as little-endian `i32`), one `i32` start
+//! offset per block (absent when the chunk is stored raw: flag `MEMCPYED`), then the
+//! blocks. A block is one stream, or `typesize` streams when it is split (flag bit 4 clear),
+//! each preceded by its length; a stream as long as its uncompressed part is stored raw.
+//!
+//! # How 1.x decides (and differs from c-blosc2)
+//! * Block size: 32 KiB scaled by the clevel (doubled for zlib, zstd and LZ4HC) for buffers
+//!   of at least 32 KiB, then, for blocks that will be split, multiplied by the typesize
+//!   within 64 KiB..1 MiB, capped at the buffer and rounded down to the typesize. A forced
+//!   block size (at least 128 bytes) goes through the same split enlargement.
+//! * Splitting follows the global split mode, by default "forward compatible": every codec
+//!   but zstd splits when the typesize is at most 16 and a block holds at least 128 items.
+//!   Readers only split blocks that satisfy that last rule (older writers had no flag), so
+//!   chunks written with `ALWAYS` and larger typesizes do not read back in c-blosc 1.x.
+//! * Bit-shuffle only transposes blocks whose item count is a multiple of 8; other blocks
+//!   are stored as they are.
+//! * BloscLZ streams use the 1.x variant of the encoder ([`blosclz::compress_v1`]).
+//! * With several threads, blocks land in the chunk in the order they finish (the block
+//!   starts say where), so the bytes vary from run to run but the sizes do not.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+use super::workers::Workers;
+use crate::codecs::{self, blosclz, lz4, snappy, zlib, CodecScratch, DDict};
+use crate::error::{Error, Result};
+use crate::filters;
+
+/// The format version c-blosc 1.x writes and the only one it reads.
+pub const VERSION_FORMAT: u8 = 2;
+/// Every codec's stream format version.
+pub const CODEC_VERSION_FORMAT: u8 = 1;
+pub const HEADER_LEN: usize = 16;
+pub const MAX_TYPESIZE: usize = 255;
+pub const MAX_THREADS: i32 = 256;
+/// Largest input: what still fits an `i32` chunk size with its header.
+pub const MAX_BUFFERSIZE: usize = i32::MAX as usize - HEADER_LEN;
+/// Largest block a reader accepts (and a forced block size is capped to).
+pub const MAX_BLOCKSIZE: usize = (i32::MAX as usize - MAX_TYPESIZE * 4) / 3;
+
+/// Header flag bits.
+pub const DOSHUFFLE: u8 = 0x1;
+pub const MEMCPYED: u8 = 0x2;
+pub const DOBITSHUFFLE: u8 = 0x4;
+/// Reserved; readers refuse chunks that set it.
+const FUTURE_FLAG: u8 = 0x8;
+const DONT_SPLIT: u8 = 0x10;
+
+/// Buffers smaller than this are stored raw; a forced block size is at least this.
+const MIN_BUFFERSIZE: usize = 128;
+/// Blocks are split into at most this many streams (readers' rule).
+const MAX_SPLITS: usize = 16;
+const L1: usize = 32 * 1024;
+
+/// The codecs c-blosc 1.x knows, with its codes (`BLOSC_BLOSCLZ` ... `BLOSC_ZSTD`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Codec1 {
+    BloscLz,
+    Lz4,
+    Lz4Hc,
+    Snappy,
+    Zlib,
+    Zstd,
+}
+
+impl Codec1 {
+    pub const ALL: [Codec1; 6] =
+        [Codec1::BloscLz, Codec1::Lz4, Codec1::Lz4Hc, Codec1::Snappy, Codec1::Zlib, Codec1::Zstd];
+
+    pub fn code(self) -> i32 {
+        self as i32
+    }
+
+    pub fn from_code(code: i32) -> Option<Codec1> {
+        Codec1::ALL.into_iter().find(|c| c.code() == code)
+    }
+
+    /// The name used by `blosc_set_compressor` and friends.
+    pub fn name(self) -> &'static str {
+        match self {
+            Codec1::BloscLz => "blosclz",
+            Codec1::Lz4 => "lz4",
+            Codec1::Lz4Hc => "lz4hc",
+            Codec1::Snappy => "snappy",
+            Codec1::Zlib => "zlib",
+            Codec1::Zstd => "zstd",
+        }
+    }
+
+    pub fn from_name(name: &[u8]) -> Option<Codec1> {
+        Codec1::ALL.into_iter().find(|c| c.name().as_bytes() == name)
+    }
+
+    /// The library/format code stored in the flags' top 3 bits (LZ4 and LZ4HC share one).
+    pub fn format(self) -> u8 {
+        match self {
+            Codec1::BloscLz => 0,
+            Codec1::Lz4 | Codec1::Lz4Hc => 1,
+            Codec1::Snappy => 2,
+            Codec1::Zlib => 3,
+            Codec1::Zstd => 4,
+        }
+    }
+
+    /// Whether this build can write the codec (snappy needs the `snappy-compress` feature).
+    pub fn can_compress(self) -> bool {
+        self != Codec1::Snappy || cfg!(feature = "snappy-compress")
+    }
+
+    /// Codecs meant for high compression ratios get larger blocks.
+    fn is_hcr(self) -> bool {
+        matches!(self, Codec1::Lz4Hc | Codec1::Zlib | Codec1::Zstd)
+    }
+}
+
+/// Name of the library behind a format code (`blosc_cbuffer_complib`).
+pub fn format_lib_name(format: u8) -> Option<&'static str> {
+    Some(match format {
+        0 => "BloscLZ",
+        1 => "LZ4",
+        2 => "Snappy",
+        3 => "Zlib",
+        4 => "Zstd",
+        _ => return None,
+    })
+}
+
+/// The library code behind a compressor name (`blosc_get_complib_info`).
+pub fn name_to_format(name: &[u8]) -> Option<u8> {
+    Codec1::from_name(name).map(Codec1::format)
+}
+
+/// How blocks are split into streams (`blosc_set_splitmode`); any other value set by a
+/// caller behaves as "always" (c-blosc 1.x treats its "unsupported" answer as true).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SplitMode {
+    Always,
+    Never,
+    Auto,
+    ForwardCompat,
+    Other(i32),
+}
+
+impl SplitMode {
+    pub fn from_code(code: i32) -> SplitMode {
+        match code {
+            1 => SplitMode::Always,
+            2 => SplitMode::Never,
+            3 => SplitMode::Auto,
+            4 => SplitMode::ForwardCompat,
+            other => SplitMode::Other(other),
+        }
+    }
+
+    pub fn code(self) -> i32 {
+        match self {
+            SplitMode::Always => 1,
+            SplitMode::Never => 2,
+            SplitMode::Auto => 3,
+            SplitMode::ForwardCompat => 4,
+            SplitMode::Other(c) => c,
+        }
+    }
+}
+
+/// Compression parameters as the C functions receive them: `clevel`, `shuffle` and
+/// `nthreads` are checked by [`Context1::compress`] in c-blosc 1.x's order, so that every
+/// combination gets its answer (0, -1, -5 or -10 in C).
+#[derive(Debug, Clone, Copy)]
+pub struct Params1 {
+    pub clevel: i32,
+    /// 0 none, 1 byte shuffle, 2 bit shuffle.
+    pub shuffle: i32,
+    pub typesize: usize,
+    /// `None`: a name or code the library does not know.
+    pub codec: Option<Codec1>,
+    /// 0: automatic.
+    pub blocksize: usize,
+    pub splitmode: SplitMode,
+    pub nthreads: i32,
+}
+
+/// The 16-byte header, read without any check (c-blosc 1.x's `blosc_cbuffer_*` functions
+/// report whatever is there).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Header1 {
+    pub version: u8,
+    pub versionlz: u8,
+    pub flags: u8,
+    pub typesize: u8,
+    pub nbytes: i32,
+    pub blocksize: i32,
+    pub cbytes: i32,
+}
+
+impl Header1 {
+    pub fn read(src: &[u8; HEADER_LEN]) -> Header1 {
+        let word = |at: usize| i32::from_le_bytes([src[at], src[at + 1], src[at + 2], src[at + 3]]);
+        Header1 {
+            version: src[0],
+            versionlz: src[1],
+            flags: src[2],
+            typesize: src[3],
+            nbytes: word(4),
+            blocksize: word(8),
+            cbytes: word(12),
+        }
+    }
+
+    fn memcpyed(&self) -> bool {
+        self.flags & MEMCPYED != 0
+    }
+
+    fn format(&self) -> u8 {
+        self.flags >> 5
+    }
+
+    /// (number of blocks, bytes in the last block when it is short, else 0).
+    fn block_count(&self) -> (usize, usize) {
+        let nbytes = self.nbytes.max(0) as usize;
+        let bs = self.blocksize.max(1) as usize;
+        let leftover = nbytes % bs;
+        (nbytes / bs + usize::from(leftover > 0), leftover)
+    }
+
+    /// The codec checks both readers make: an unknown format is -5 in C, a known one with a
+    /// stream version other than 1 is -9.
+    fn check_codec(&self) -> Result<()> {
+        if self.format() > 4 {
+            return Err(Error::CodecSupport);
+        }
+        if self.versionlz != CODEC_VERSION_FORMAT {
+            return Err(Error::VersionSupport);
+        }
+        Ok(())
+    }
+
+    /// Whether the block-start table fits in the chunk (`strict`: getitem's `>=` test, one
+    /// entry stricter than decompression's).
+    fn starts_fit(&self, nblocks: usize, strict: bool) -> bool {
+        // C's truncating division: a chunk size under 16 gives 0 (or a negative quotient).
+        let room = (self.cbytes as i64 - HEADER_LEN as i64) / 4;
+        let n = nblocks as i64;
+        if strict {
+            n < room
+        } else {
+            n <= room
+        }
+    }
+}
+
+/// A c-blosc 1.x context: the threads it keeps and per-thread scratch.
+#[derive(Default)]
+pub struct Context1 {
+    workers: Workers,
+}
+
+/// Per-call layout decisions.
+#[derive(Clone, Copy)]
+struct Plan {
+    clevel: u8,
+    codec: Codec1,
+    typesize: usize,
+    flags: u8,
+    blocksize: usize,
+    nblocks: usize,
+    leftover: usize,
+}
+
+impl Plan {
+    fn split(&self) -> bool {
+        self.flags & DONT_SPLIT == 0
+    }
+
+    fn block_len(&self, j: usize, nbytes: usize) -> usize {
+        if j + 1 == self.nblocks && self.leftover > 0 {
+            self.leftover
+        } else {
+            self.blocksize.min(nbytes - j * self.blocksize)
+        }
+    }
+}
+
+/// c-blosc 1.x's split decision for a codec, typesize and block size.
+fn split_block(mode: SplitMode, codec: Codec1, typesize: usize, blocksize: usize) -> bool {
+    let fits = typesize <= MAX_SPLITS && blocksize / typesize >= MIN_BUFFERSIZE;
+    match mode {
+        SplitMode::Always | SplitMode::Other(_) => true,
+        SplitMode::Never => false,
+        SplitMode::Auto => matches!(codec, Codec1::BloscLz | Codec1::Snappy) && fits,
+        SplitMode::ForwardCompat => codec != Codec1::Zstd && fits,
+    }
+}
+
+/// c-blosc 1.x's block size for `nbytes` of `typesize`-byte items (`forced`: 0 = automatic).
+fn compute_blocksize(
+    mode: SplitMode,
+    codec: Codec1,
+    clevel: u8,
+    typesize: usize,
+    nbytes: usize,
+    forced: usize,
+) -> usize {
+    if nbytes < typesize {
+        return 1;
+    }
+    let mut blocksize = nbytes;
+    if forced != 0 {
+        blocksize = forced.clamp(MIN_BUFFERSIZE, MAX_BLOCKSIZE);
+    } else if nbytes >= L1 {
+        blocksize = L1;
+        if codec.is_hcr() {
+            blocksize *= 2;
+        }
+        match clevel {
+            0 => blocksize /= 4,
+            1 => blocksize /= 2,
+            2 => {}
+            3 => blocksize *= 2,
+            4 | 5 => blocksize *= 4,
+            6..=8 => blocksize *= 8,
+            _ => {
+                blocksize *= 8;
+                if codec.is_hcr() {
+                    blocksize *= 2;
+                }
+            }
+        }
+    }
+    if clevel > 0 && split_block(mode, codec, typesize, blocksize) {
+        blocksize = blocksize.min(1 << 18) * typesize;
+        blocksize = blocksize.clamp(1 << 16, 1 << 20);
+    }
+    blocksize = blocksize.min(nbytes);
+    if blocksize > typesize {
+        blocksize = blocksize / typesize * typesize;
+    }
+    blocksize
+}
+
+fn put_i32(dest: &mut [u8], at: usize, v: usize) {
+    dest[at..at + 4].copy_from_slice(&(v as i32).to_le_bytes());
+}
+
+fn get_i32(src: &[u8], at: usize) -> i32 {
+    i32::from_le_bytes([src[at], src[at + 1], src[at + 2], src[at + 3]])
+}
+
+/// Scratch one block needs: the filtered block and the codec state.
+#[derive(Default)]
+struct BlockScratch {
+    filtered: Vec<u8>,
+    codec: CodecScratch,
+}
+
+impl Context1 {
+    /// A context with no threads yet (usable in a `static`).
+    pub const fn new() -> Context1 {
+        Context1 { workers: Workers::new() }
+    }
+
+    /// Drop the threads (`blosc_free_resources`); they come back when next needed.
+    pub fn release_threads(&mut self) {
+        self.workers.release();
+    }
+
+    /// Compress `src` into `dest` as c-blosc 1.21.3 does. `Ok(0)`: the result does not fit
+    /// in `dest` (or `src` is over [`MAX_BUFFERSIZE`], or `dest` under 16 bytes), as in C.
+    ///
+    /// # Errors
+    /// [`Error::InvalidParam`] for a clevel outside 0..=9, a shuffle outside 0..=2 or a zero
+    /// typesize with data (-10 in C; c-blosc 1.x divides by zero on the last), and
+    /// [`Error::CodecSupport`] for an unknown or unavailable codec (-5);
+    /// [`Error::Failure`] for a thread count outside 1..=256 when threads are needed (-1).
+    pub fn compress(&mut self, p: &Params1, src: &[u8], dest: &mut [u8]) -> Result<usize> {
+        let nbytes = src.len();
+        if nbytes > MAX_BUFFERSIZE || dest.len() < HEADER_LEN {
+            return Ok(0);
+        }
+        if !(0..=9).contains(&p.clevel) || !(0..=2).contains(&p.shuffle) {
+            return Err(Error::InvalidParam);
+        }
+        let typesize = if p.typesize > MAX_TYPESIZE { 1 } else { p.typesize };
+        if typesize == 0 {
+            return Err(Error::InvalidParam);
+        }
+        let codec = match p.codec {
+            Some(c) if c.can_compress() => c,
+            _ => return Err(Error::CodecSupport),
+        };
+        let clevel = p.clevel as u8;
+        // Chunk sizes are i32: never plan past what the header can say.
+        let destsize = dest.len().min(i32::MAX as usize);
+        let dest = &mut dest[..destsize];
+
+        let blocksize = compute_blocksize(p.splitmode, codec, clevel, typesize, nbytes, p.blocksize);
+        let leftover = nbytes % blocksize;
+        let nblocks = nbytes / blocksize + usize::from(leftover > 0);
+
+        let mut flags = codec.format() << 5;
+        if clevel == 0 || nbytes < MIN_BUFFERSIZE {
+            flags |= MEMCPYED;
+        }
+        flags |= match p.shuffle {
+            1 => DOSHUFFLE,
+            2 => DOBITSHUFFLE,
+            _ => 0,
+        };
+        if !split_block(p.splitmode, codec, typesize, blocksize) {
+            flags |= DONT_SPLIT;
+        }
+        let plan = Plan { clevel, codec, typesize, flags, blocksize, nblocks, leftover };
+
+        dest[0] = VERSION_FORMAT;
+        dest[1] = CODEC_VERSION_FORMAT;
+        dest[2] = flags;
+        dest[3] = typesize as u8;
+        put_i32(dest, 4, nbytes);
+        put_i32(dest, 8, blocksize);
+
+        // c-blosc 1.x checks the thread count only when it is about to start threads.
+        let parallel = p.nthreads != 1 && nbytes / blocksize > 1;
+        let bad_threads = p.nthreads <= 0 || p.nthreads > MAX_THREADS;
+        let mut total = if flags & MEMCPYED != 0 {
+            if nbytes + HEADER_LEN > destsize {
+                return Ok(0);
+            }
+            if parallel && bad_threads {
+                return Err(Error::Failure);
+            }
+            copy_raw(src, dest);
+            nbytes + HEADER_LEN
+        } else if parallel {
+            if bad_threads {
+                return Err(Error::Failure);
+            }
+            self.compress_parallel(&plan, p.nthreads as usize, src, dest)?
+        } else {
+            compress_serial(&plan, src, dest)?
+        };
+        if total == 0 && nbytes + HEADER_LEN <= destsize {
+            // Incompressible: store the buffer raw after all.
+            dest[2] |= MEMCPYED;
+            copy_raw(src, dest);
+            total = nbytes + HEADER_LEN;
+        }
+        put_i32(dest, 12, total);
+        Ok(total)
+    }
+
+    /// Blocks compressed by `nthreads` workers, each placed in `dest` when it is done.
+    fn compress_parallel(
+        &mut self,
+        plan: &Plan,
+        nthreads: usize,
+        src: &[u8],
+        dest: &mut [u8],
+    ) -> Result<usize> {
+        self.workers.ensure(nthreads)?;
+        let destsize = dest.len();
+        let starts_end = HEADER_LEN + 4 * plan.nblocks;
+        if starts_end > destsize {
+            return Ok(0);
+        }
+        // A worker's block is at most this long (the room c-blosc 1.x gives it).
+        let ebsize = plan.blocksize + plan.typesize * 4;
+        let next = AtomicUsize::new(0);
+        // (bytes placed so far, outcome: None = still going, Some(0) = gave up).
+        let shared = Mutex::new((starts_end, None::<Result<usize>>, dest));
+        self.workers.run(nthreads, &|tid| {
+            let mut scratch = self.workers.scratch(tid);
+            let scratch = &mut *scratch;
+            let mut bs = BlockScratch::default();
+            std::mem::swap(&mut bs.codec, &mut scratch.codec);
+            scratch.out.resize(ebsize, 0);
+            loop {
+                let j = next.fetch_add(1, Ordering::Relaxed);
+                if j >= plan.nblocks {
+                    break;
+                }
+                if shared.lock().unwrap_or_else(|e| e.into_inner()).1.is_some() {
+                    break;
+                }
+                let len = plan.block_len(j, src.len());
+                let block = &src[j * plan.blocksize..j * plan.blocksize + len];
+                let leftover = plan.leftover > 0 && j + 1 == plan.nblocks;
+                let r = compress_block(plan, block, leftover, &mut scratch.out, 0, ebsize, &mut bs);
+                let mut guard = shared.lock().unwrap_or_else(|e| e.into_inner());
+                let (pos, outcome, dest) = &mut *guard;
+                if outcome.is_some() {
+                    break;
+                }
+                match r {
+                    Err(e) => {
+                        *outcome = Some(Err(e));
+                        break;
+                    }
+                    Ok(n) if n == 0 || *pos + n > destsize => {
+                        *outcome = Some(Ok(0));
+                        break;
+                    }
+                    Ok(n) => {
+                        put_i32(dest, HEADER_LEN + 4 * j, *pos);
+                        dest[*pos..*pos + n].copy_from_slice(&scratch.out[..n]);
+                        *pos += n;
+                    }
+                }
+            }
+            std::mem::swap(&mut bs.codec, &mut scratch.codec);
+        })?;
+        let (pos, outcome, _) = shared.into_inner().unwrap_or_else(|e| e.into_inner());
+        match outcome {
+            Some(r) => r,
+            None => Ok(pos),
+        }
+    }
+
+    /// Decompress a c-blosc 1.x chunk into `dest` with c-blosc 1.21.3's checks. `src` holds
+    /// the chunk (the caller sizes it from the header's chunk size; at least 16 bytes).
+    ///
+    /// # Errors
+    /// Every refusal of c-blosc 1.x's `blosc_decompress` is [`Error::Failure`] (-1 in C),
+    /// except an unknown codec ([`Error::CodecSupport`], -5) and a codec stream version
+    /// other than 1 ([`Error::VersionSupport`], -9).
+    pub fn decompress(&mut self, src: &[u8], dest: &mut [u8], nthreads: i32) -> Result<usize> {
+        let hdr = read_header(src)?;
+        if hdr.nbytes == 0 {
+            return Ok(0);
+        }
+        if hdr.blocksize <= 0
+            || hdr.blocksize as usize > dest.len()
+            || hdr.blocksize as usize > MAX_BLOCKSIZE
+            || hdr.typesize == 0
+            || hdr.version != VERSION_FORMAT
+            || hdr.flags & FUTURE_FLAG != 0
+            || hdr.nbytes < 0
+            || hdr.nbytes as usize > dest.len()
+        {
+            return Err(Error::Failure);
+        }
+        let (nblocks, _) = hdr.block_count();
+        let nbytes = hdr.nbytes as usize;
+        let bs = hdr.blocksize as usize;
+        let parallel = nthreads != 1 && nbytes / bs > 1;
+        let bad_threads = nthreads <= 0 || nthreads > MAX_THREADS;
+        if hdr.memcpyed() {
+            if hdr.nbytes as i64 + HEADER_LEN as i64 != hdr.cbytes as i64 {
+                return Err(Error::Failure);
+            }
+        } else {
+            hdr.check_codec()?;
+            if !hdr.starts_fit(nblocks, false) {
+                return Err(Error::Failure);
+            }
+        }
+        if parallel && bad_threads {
+            return Err(Error::Failure);
+        }
+        // The chunk must be all there (the C face always passes the header's size).
+        let src = src.get(..hdr.cbytes as usize).ok_or(Error::Failure)?;
+        if hdr.memcpyed() {
+            dest[..nbytes].copy_from_slice(&src[HEADER_LEN..HEADER_LEN + nbytes]);
+            return Ok(nbytes);
+        }
+        let dest = &mut dest[..nbytes];
+        if !parallel {
+            let mut scratch = BlockScratch::default();
+            let mut w = self.workers.scratch_or_default();
+            std::mem::swap(&mut scratch.codec, &mut w.codec);
+            let r: Result<usize> = dest
+                .chunks_mut(bs)
+                .enumerate()
+                .try_fold(0, |n, (j, out)| Ok(n + decode_block(&hdr, src, j, out, &mut scratch)?));
+            std::mem::swap(&mut scratch.codec, &mut w.codec);
+            return r.map_err(|_| Error::Failure);
+        }
+        let nthreads = nthreads as usize;
+        self.workers.ensure(nthreads)?;
+        // Contiguous runs of blocks per thread, as c-blosc 1.x hands them out.
+        let per = nblocks.div_ceil(nthreads);
+        let parts: Vec<Mutex<&mut [u8]>> = dest.chunks_mut(per * bs).map(Mutex::new).collect();
+        let failed = std::sync::atomic::AtomicBool::new(false);
+        let produced = AtomicUsize::new(0);
+        self.workers.run(nthreads, &|tid| {
+            let Some(part) = parts.get(tid) else { return };
+            let mut part = part.lock().unwrap_or_else(|e| e.into_inner());
+            let mut w = self.workers.scratch(tid);
+            let mut scratch = BlockScratch::default();
+            std::mem::swap(&mut scratch.codec, &mut w.codec);
+            for (k, out) in part.chunks_mut(bs).enumerate() {
+                if failed.load(Ordering::Relaxed) {
+                    break;
+                }
+                match decode_block(&hdr, src, tid * per + k, out, &mut scratch) {
+                    Ok(n) => {
+                        produced.fetch_add(n, Ordering::Relaxed);
+                    }
+                    Err(_) => {
+                        failed.store(true, Ordering::Relaxed);
+                        break;
+                    }
+                }
+            }
+            std::mem::swap(&mut scratch.codec, &mut w.codec);
+        })?;
+        if failed.into_inner() {
+            return Err(Error::Failure);
+        }
+        Ok(produced.into_inner())
+    }
+
+    /// `nitems` items from item `start` of a chunk into `dest`, with c-blosc 1.21.3's checks
+    /// (`blosc_getitem`). `dest` must hold `nitems * typesize` bytes.
+    ///
+    /// # Errors
+    /// [`Error::VersionSupport`] (-9) for a format version other than 2,
+    /// [`Error::CodecSupport`] (-5), [`Error::Failure`] (-1) for a refused header or range and
+    /// a bad block offset, [`Error::Stream`] (-2) when a stream does not decode to its size.
+    /// A negative `nitems` reaching into the data is refused (c-blosc 1.x copies a negative
+    /// length there).
+    pub fn getitem(&mut self, src: &[u8], start: i32, nitems: i32, dest: &mut [u8]) -> Result<usize> {
+        let hdr = read_header(src)?;
+        if hdr.version != VERSION_FORMAT {
+            return Err(Error::VersionSupport);
+        }
+        let ts = hdr.typesize as i64;
+        if hdr.blocksize <= 0
+            || hdr.blocksize > hdr.nbytes
+            || hdr.blocksize as usize > MAX_BLOCKSIZE
+            || ts == 0
+        {
+            return Err(Error::Failure);
+        }
+        let (nblocks, leftover) = hdr.block_count();
+        if hdr.memcpyed() {
+            if hdr.nbytes as i64 + HEADER_LEN as i64 != hdr.cbytes as i64 {
+                return Err(Error::Failure);
+            }
+        } else {
+            hdr.check_codec()?;
+            if !hdr.starts_fit(nblocks, true) {
+                return Err(Error::Failure);
+            }
+        }
+        let src = src.get(..hdr.cbytes.max(0) as usize).ok_or(Error::Failure)?;
+        let nbytes = hdr.nbytes as i64;
+        let start = start as i64;
+        let stop = start + nitems as i64;
+        if start < 0 || start * ts > nbytes || stop < 0 || stop * ts > nbytes {
+            return Err(Error::Failure);
+        }
+        let bs = hdr.blocksize as i64;
+        let mut scratch = BlockScratch::default();
+        let mut block = Vec::new();
+        let mut written = 0usize;
+        for j in 0..nblocks {
+            let mut startb = start * ts - j as i64 * bs;
+            let mut stopb = stop * ts - j as i64 * bs;
+            if startb >= bs || stopb <= 0 {
+                continue;
+            }
+            startb = startb.max(0);
+            stopb = stopb.min(bs);
+            if stopb < startb {
+                return Err(Error::Failure);
+            }
+            let (a, b) = (startb as usize, stopb as usize);
+            let n = b - a;
+            if dest.len() < written + n {
+                return Err(Error::Failure);
+            }
+            if hdr.memcpyed() {
+                let at = HEADER_LEN + j * bs as usize;
+                dest[written..written + n].copy_from_slice(&src[at + a..at + b]);
+            } else {
+                let len = if j + 1 == nblocks && leftover > 0 { leftover } else { bs as usize };
+                block.resize(len, 0);
+                decode_block(&hdr, src, j, &mut block, &mut scratch)?;
+                // A short last block: c-blosc 1.x copies from its block-sized scratch.
+                let have = b.min(len);
+                dest[written..written + have.saturating_sub(a)].copy_from_slice(&block[a.min(have)..have]);
+                dest[written + have.saturating_sub(a)..written + n].fill(0);
+            }
+            written += n;
+        }
+        Ok(written)
+    }
+}
+
+impl Workers {
+    /// Thread 0's scratch, creating it if the context never ran threads.
+    fn scratch_or_default(&mut self) -> std::sync::MutexGuard<'_, super::workers::Scratch> {
+        if self.scratch.is_empty() {
+            let _ = self.ensure(1);
+        }
+        self.scratch(0)
+    }
+}
+
+/// The header of `src`, which must hold at least [`HEADER_LEN`] bytes.
+fn read_header(src: &[u8]) -> Result<Header1> {
+    let head: &[u8; HEADER_LEN] = src
+        .get(..HEADER_LEN)
+        .and_then(|h| h.try_into().ok())
+        .ok_or(Error::Failure)?;
+    Ok(Header1::read(head))
+}
+
+/// The whole buffer, raw, after the header.
+fn copy_raw(src: &[u8], dest: &mut [u8]) {
+    dest[HEADER_LEN..HEADER_LEN + src.len()].copy_from_slice(src);
+}
+
+/// Blocks one after the other straight into `dest`, each limited by the room left.
+fn compress_serial(plan: &Plan, src: &[u8], dest: &mut [u8]) -> Result<usize> {
+    let destsize = dest.len();
+    let mut pos = HEADER_LEN + 4 * plan.nblocks;
+    let mut scratch = BlockScratch::default();
+    for j in 0..plan.nblocks {
+        if HEADER_LEN + 4 * j + 4 > destsize {
+            return Ok(0);
+        }
+        put_i32(dest, HEADER_LEN + 4 * j, pos);
+        let len = plan.block_len(j, src.len());
+        let block = &src[j * plan.blocksize..j * plan.blocksize + len];
+        let leftover = plan.leftover > 0 && j + 1 == plan.nblocks;
+        let n = compress_block(plan, block, leftover, dest, pos, destsize, &mut scratch)?;
+        if n == 0 {
+            return Ok(0);
+        }
+        pos += n;
+    }
+    Ok(pos)
+}
+
+/// Filter and compress one block into `out` at `pos`, using at most `maxbytes - pos` bytes
+/// of it. Returns the bytes written, or 0 when they do not fit.
+fn compress_block(
+    plan: &Plan,
+    block: &[u8],
+    leftover: bool,
+    out: &mut [u8],
+    mut pos: usize,
+    maxbytes: usize,
+    scratch: &mut BlockScratch,
+) -> Result<usize> {
+    let ts = plan.typesize;
+    let bsize = block.len();
+    let data: &[u8] = if plan.flags & DOSHUFFLE != 0 && ts > 1 {
+        scratch.filtered.resize(bsize, 0);
+        filters::shuffle(ts, block, &mut scratch.filtered);
+        &scratch.filtered
+    } else if plan.flags & DOBITSHUFFLE != 0 && bsize >= ts {
+        scratch.filtered.resize(bsize, 0);
+        if (bsize / ts).is_multiple_of(8) {
+            filters::bitshuffle(ts, block, &mut scratch.filtered).map_err(|_| Error::Failure)?;
+        } else {
+            scratch.filtered.copy_from_slice(block);
+        }
+        &scratch.filtered
+    } else {
+        block
+    };
+    let nsplits = if plan.split() && !leftover { ts } else { 1 };
+    let neblock = bsize / nsplits;
+    let start = pos;
+    for k in 0..nsplits {
+        // (`neblock` is 0 when a split block is smaller than its typesize.)
+        let part = &data[k * neblock..(k + 1) * neblock];
+        pos += 4;
+        let mut maxout = if plan.codec == Codec1::Snappy {
+            snappy::max_compressed_len(neblock)
+        } else {
+            neblock
+        };
+        if pos + maxout > maxbytes {
+            if pos >= maxbytes {
+                return Ok(0);
+            }
+            maxout = maxbytes - pos;
+        }
+        let dst = &mut out[pos..pos + maxout];
+        let clevel = plan.clevel;
+        let n = match plan.codec {
+            Codec1::BloscLz => blosclz::compress_v1(clevel as i32, part, dst, plan.split()),
+            Codec1::Lz4 => lz4::compress(part, dst, 10 - clevel as i32).map_err(|_| Error::Failure)?,
+            Codec1::Lz4Hc => lz4::compress_hc(part, dst, clevel).map_err(|_| Error::Failure)?,
+            Codec1::Snappy => snappy_compress(part, dst),
+            Codec1::Zlib => zlib::compress(part, dst, clevel),
+            Codec1::Zstd => scratch.codec.zstd.compress(part, dst, clevel),
+        };
+        if n > maxout {
+            return Err(Error::Failure);
+        }
+        let n = if n == 0 || n == neblock {
+            // Not compressible: the stream is stored raw, if it fits.
+            if pos + neblock > maxbytes {
+                return Ok(0);
+            }
+            out[pos..pos + neblock].copy_from_slice(part);
+            neblock
+        } else {
+            n
+        };
+        put_i32(out, pos - 4, n);
+        pos += n;
+    }
+    Ok(pos - start)
+}
+
+#[cfg(feature = "snappy-compress")]
+fn snappy_compress(src: &[u8], dest: &mut [u8]) -> usize {
+    snappy::compress(src, dest)
+}
+
+#[cfg(not(feature = "snappy-compress"))]
+fn snappy_compress(_src: &[u8], _dest: &mut [u8]) -> usize {
+    // Unreachable: `Codec1::can_compress` refuses snappy in such builds.
+    0
+}
+
+/// Decode block `j` (its length is `out.len()`) of a chunk with c-blosc 1.x's reader rules.
+/// Returns the bytes its streams produced: less than the block when a crafted block size is
+/// not a multiple of the stream count (c-blosc 1.x then reports the smaller total; the bytes
+/// no stream covers are zeros here, where it leaves whatever was in memory).
+///
+/// # Errors
+/// [`Error::Failure`] for a block or stream offset outside the chunk, [`Error::Stream`] for a
+/// stream that does not decode to its size.
+fn decode_block(hdr: &Header1, src: &[u8], j: usize, out: &mut [u8], scratch: &mut BlockScratch) -> Result<usize> {
+    let ts = hdr.typesize as usize;
+    let bsize = out.len();
+    let leftover = bsize < hdr.blocksize as usize;
+    let shuffled = hdr.flags & DOSHUFFLE != 0 && ts > 1;
+    let bitshuffled = !shuffled && hdr.flags & DOBITSHUFFLE != 0 && bsize >= ts;
+    let split = hdr.flags & DONT_SPLIT == 0 && ts <= MAX_SPLITS && bsize / ts >= MIN_BUFFERSIZE && !leftover;
+    let nsplits = if split { ts } else { 1 };
+    let neblock = bsize / nsplits;
+    let cbytes = src.len() as i64;
+    let mut off = get_i32(src, HEADER_LEN + 4 * j) as i64;
+    {
+        let target: &mut [u8] = if shuffled || bitshuffled {
+            scratch.filtered.resize(bsize, 0);
+            &mut scratch.filtered
+        } else {
+            out
+        };
+        for k in 0..nsplits {
+            if off < 0 || off > cbytes - 4 {
+                return Err(Error::Failure);
+            }
+            let csize = get_i32(src, off as usize) as i64;
+            off += 4;
+            if csize < 0 || csize > cbytes - off {
+                return Err(Error::Failure);
+            }
+            let stream = &src[off as usize..(off + csize) as usize];
+            let dst = &mut target[k * neblock..(k + 1) * neblock];
+            if csize as usize == neblock {
+                dst.copy_from_slice(stream);
+            } else {
+                codecs::decompress_stream(hdr.format(), stream, dst, &mut scratch.codec, &DDict::None)
+                    .map_err(|_| Error::Stream)?;
+            }
+            off += csize;
+        }
+        // Bytes no stream covers (a block size that is not a multiple of the split count,
+        // only in crafted chunks): zeros rather than whatever was there.
+        target[nsplits * neblock..bsize].fill(0);
+    }
+    if shuffled {
+        filters::unshuffle(ts, &scratch.filtered[..bsize], out);
+    } else if bitshuffled {
+        filters::bitunshuffle(ts, &scratch.filtered[..bsize], out, VERSION_FORMAT).map_err(|_| Error::Failure)?;
+    }
+    Ok(nsplits * neblock)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn params(codec: Codec1, clevel: i32, shuffle: i32, typesize: usize) -> Params1 {
+        Params1 {
+            clevel,
+            shuffle,
+            typesize,
+            codec: Some(codec),
+            blocksize: 0,
+            splitmode: SplitMode::ForwardCompat,
+            nthreads: 1,
+        }
+    }
+
+    fn data(n: usize) -> Vec<u8> {
+        (0..n).map(|i| ((i / 7) as u32).wrapping_mul(2654435761).to_le_bytes()[3] & 0x1f).collect()
+    }
+
+    #[test]
+    fn round_trips_every_codec_and_filter() {
+        let mut ctx = Context1::new();
+        for codec in Codec1::ALL.into_iter().filter(|c| c.can_compress()) {
+            for shuffle in 0..=2 {
+                for (n, ts) in [(0, 4), (100, 4), (1000, 1), (70_000, 8), (300_001, 3), (1 << 20, 32)] {
+                    let src = data(n);
+                    let mut comp = vec![0; n + HEADER_LEN];
+                    let c = ctx.compress(&params(codec, 5, shuffle, ts), &src, &mut comp).unwrap();
+                    assert!(c >= HEADER_LEN && c <= n + HEADER_LEN, "{codec:?} {n}");
+                    let mut back = vec![0xAA; n];
+                    for threads in [1, 2] {
+                        assert_eq!(ctx.decompress(&comp[..c], &mut back, threads), Ok(n));
+                        assert_eq!(back, src, "{codec:?} shuffle {shuffle} n {n} ts {ts}");
+                    }
+                    if n >= 8 * ts && n > 0 {
+                        let mut part = vec![0; 5 * ts];
+                        assert_eq!(ctx.getitem(&comp[..c], 3, 5, &mut part), Ok(5 * ts));
+                        assert_eq!(part, src[3 * ts..8 * ts]);
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn threads_give_the_same_size() {
+        let mut ctx = Context1::new();
+        let src = data(2 << 20);
+        for codec in [Codec1::BloscLz, Codec1::Lz4, Codec1::Zstd] {
+            let mut one = vec![0; src.len() + HEADER_LEN];
+            let mut two = one.clone();
+            let p1 = params(codec, 7, 1, 4);
+            let p2 = Params1 { nthreads: 2, ..p1 };
+            let a = ctx.compress(&p1, &src, &mut one).unwrap();
+            let b = ctx.compress(&p2, &src, &mut two).unwrap();
+            assert_eq!(a, b);
+            let mut back = vec![0; src.len()];
+            assert_eq!(ctx.decompress(&two[..b], &mut back, 2), Ok(src.len()));
+            assert_eq!(back, src);
+        }
+    }
+
+    #[test]
+    fn bad_parameters_and_small_destinations() {
+        let mut ctx = Context1::new();
+        let src = data(10_000);
+        let mut dest = vec![0; 20_000];
+        let p = params(Codec1::Lz4, 5, 1, 4);
+        assert_eq!(ctx.compress(&Params1 { clevel: 10, ..p }, &src, &mut dest), Err(Error::InvalidParam));
+        assert_eq!(ctx.compress(&Params1 { shuffle: 3, ..p }, &src, &mut dest), Err(Error::InvalidParam));
+        assert_eq!(ctx.compress(&Params1 { codec: None, ..p }, &src, &mut dest), Err(Error::CodecSupport));
+        assert_eq!(ctx.compress(&p, &src, &mut dest[..15]), Ok(0));
+        // Random bytes do not compress and do not fit raw in less than nbytes + 16.
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        let noise: Vec<u8> = (0..10_000)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                (x >> 32) as u8
+            })
+            .collect();
+        assert_eq!(ctx.compress(&p, &noise, &mut dest[..10_000]), Ok(0));
+        assert_eq!(ctx.compress(&p, &noise, &mut dest[..10_016]), Ok(10_016));
+        assert_eq!(dest[2] & MEMCPYED, MEMCPYED);
+    }
+
+    #[test]
+    fn corrupt_chunks_are_refused() {
+        let mut ctx = Context1::new();
+        let src = data(100_000);
+        let mut comp = vec![0; src.len() + HEADER_LEN];
+        let c = ctx.compress(&params(Codec1::BloscLz, 5, 1, 4), &src, &mut comp).unwrap();
+        let comp = &comp[..c];
+        let mut out = vec![0; src.len()];
+        let mut bad = comp.to_vec();
+        bad[0] = 3;
+        assert_eq!(ctx.decompress(&bad, &mut out, 1), Err(Error::Failure));
+        assert_eq!(ctx.getitem(&bad, 0, 1, &mut out), Err(Error::VersionSupport));
+        let mut bad = comp.to_vec();
+        bad[1] = 2;
+        assert_eq!(ctx.decompress(&bad, &mut out, 1), Err(Error::VersionSupport));
+        let mut bad = comp.to_vec();
+        bad[2] |= 0xe0;
+        assert_eq!(ctx.decompress(&bad, &mut out, 1), Err(Error::CodecSupport));
+        // A block start pointing outside the chunk.
+        let mut bad = comp.to_vec();
+        bad[16..20].copy_from_slice(&(c as i32).to_le_bytes());
+        assert_eq!(ctx.decompress(&bad, &mut out, 1), Err(Error::Failure));
+        assert_eq!(ctx.getitem(&bad, 0, 1, &mut out), Err(Error::Failure));
+        // Too small a destination.
+        assert_eq!(ctx.decompress(comp, &mut out[..99_999], 1), Err(Error::Failure));
+        // Truncation at every length never panics.
+        for cut in 0..c {
+            let _ = ctx.decompress(&comp[..cut], &mut out, 1);
+        }
+    }
+}

@@ -5,7 +5,9 @@
 #   3. cargo tests (unit tests, header freshness, differential tests against the reference)
 #   4. exported symbols and SONAME
 #   5. ABI proof against the reference headers
-#   6. the c-blosc 1.x face (libblosc.so.1) against Debian's c-blosc 1.21.3 (c_tests/blosc1/)
+#   6. the c-blosc 1.x face (libblosc.so.1) against Debian's c-blosc 1.21.3 (c_tests/blosc1/),
+#      and Debian's python3-blosc, numcodecs, PyTables and h5py + HDF5 Blosc plugin on it
+#      (scripts/test-blosc1-clients.sh)
 #   7. C programs in c_tests/ (ours, and the reference for differential ones), then the same
 #      programs under valgrind memcheck (scripts/valgrind.sh), and fault injection at every
 #      file I/O call of a frame workload (c_tests/faults/run.sh)
@@ -43,6 +45,7 @@ step "abi" python3 c_tests/abi/check_abi.py --ref-include reference/blosc2/inclu
      --symbols ../shared/abi/exported-symbols.txt
 step "c tests" c_tests/run.sh
 step "blosc1 differential" c_tests/blosc1/run.sh
+step "blosc1 clients" scripts/test-blosc1-clients.sh
 step "valgrind (c tests)" scripts/valgrind.sh -j 2
 step "faults" c_tests/faults/run.sh
 step "install" c_tests/install_test.sh

@@ -434,7 +434,7 @@ impl Context1 {
             if parallel && bad_threads {
                 return Err(Error::Failure);
             }
-            copy_raw(src, dest);
+            self.copy(parallel, p.nthreads, src, &mut dest[HEADER_LEN..HEADER_LEN + nbytes])?;
             nbytes + HEADER_LEN
         } else if parallel {
             if bad_threads {
@@ -447,11 +447,32 @@ impl Context1 {
         if total == 0 && nbytes + HEADER_LEN <= destsize {
             // Incompressible: store the buffer raw after all.
             dest[2] |= MEMCPYED;
-            copy_raw(src, dest);
+            self.copy(parallel, p.nthreads, src, &mut dest[HEADER_LEN..HEADER_LEN + nbytes])?;
             total = nbytes + HEADER_LEN;
         }
         put_i32(dest, 12, total);
         Ok(total)
+    }
+
+    /// Copy `src` to `dest` (same length), split among `nthreads` workers when `parallel`
+    /// (a raw chunk with several threads is copied by all of them, as in c-blosc 1.x).
+    fn copy(&mut self, parallel: bool, nthreads: i32, src: &[u8], dest: &mut [u8]) -> Result<()> {
+        if !parallel || src.len() < 1 << 20 {
+            dest.copy_from_slice(src);
+            return Ok(());
+        }
+        let n = nthreads as usize;
+        self.workers.ensure(n)?;
+        let part = src.len().div_ceil(n);
+        let parts: Vec<Mutex<(&[u8], &mut [u8])>> =
+            src.chunks(part).zip(dest.chunks_mut(part)).map(Mutex::new).collect();
+        self.workers.run(n, &|tid| {
+            if let Some(p) = parts.get(tid) {
+                let mut p = p.lock().unwrap_or_else(|e| e.into_inner());
+                let (s, d) = &mut *p;
+                d.copy_from_slice(s);
+            }
+        })
     }
 
     /// Blocks compressed by `nthreads` workers, each placed in `dest` when it is done.
@@ -565,7 +586,7 @@ impl Context1 {
         // The chunk must be all there (the C face always passes the header's size).
         let src = src.get(..hdr.cbytes as usize).ok_or(Error::Failure)?;
         if hdr.memcpyed() {
-            dest[..nbytes].copy_from_slice(&src[HEADER_LEN..HEADER_LEN + nbytes]);
+            self.copy(parallel, nthreads, &src[HEADER_LEN..HEADER_LEN + nbytes], &mut dest[..nbytes])?;
             return Ok(nbytes);
         }
         let dest = &mut dest[..nbytes];
@@ -712,10 +733,6 @@ fn read_header(src: &[u8]) -> Result<Header1> {
     Ok(Header1::read(head))
 }
 
-/// The whole buffer, raw, after the header.
-fn copy_raw(src: &[u8], dest: &mut [u8]) {
-    dest[HEADER_LEN..HEADER_LEN + src.len()].copy_from_slice(src);
-}
 
 /// Blocks one after the other straight into `dest`, each limited by the room left.
 fn compress_serial(plan: &Plan, src: &[u8], dest: &mut [u8]) -> Result<usize> {

@@ -170,6 +170,11 @@ pub fn decompress_stream(
             DDict::Lz4(d) => lz4::decompress_with_dict(src, dest, d),
             _ => lz4::decompress(src, dest),
         },
+        // Builds that link libsnappy (the c-blosc 1.x face) decode with it: about twice as
+        // fast as the Rust decoder, which the other builds keep (no C++ dependency).
+        #[cfg(feature = "snappy-compress")]
+        FORMAT_SNAPPY => snappy::decompress_with_libsnappy(src, dest),
+        #[cfg(not(feature = "snappy-compress"))]
         FORMAT_SNAPPY => snappy::decompress(src, dest),
         FORMAT_ZLIB => zlib::decompress(src, dest),
         FORMAT_ZSTD => match dict {

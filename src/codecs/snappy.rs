@@ -29,6 +29,19 @@ pub fn compress(src: &[u8], dest: &mut [u8]) -> usize {
     len
 }
 
+/// Decode with the system libsnappy (builds with `snappy-compress`): same contract as
+/// [`decompress`]. libsnappy validates its input (it is meant for untrusted data).
+#[cfg(feature = "snappy-compress")]
+pub fn decompress_with_libsnappy(src: &[u8], dest: &mut [u8]) -> Option<usize> {
+    let mut len: libc::size_t = dest.len();
+    // SAFETY: libsnappy reads `src.len()` bytes of `src` and writes at most `len` (the length
+    // of `dest`) bytes into `dest`, refusing a stream that would need more.
+    let status = unsafe {
+        snappy_sys::snappy_uncompress(src.as_ptr(), src.len(), dest.as_mut_ptr(), &mut len)
+    };
+    (status == 0 && len <= dest.len()).then_some(len)
+}
+
 /// Decode a raw Snappy stream into `dest`. Returns the decoded length, which is the length the
 /// stream's preamble announces; `None` on any malformed input or if it exceeds `dest`.
 pub fn decompress(src: &[u8], dest: &mut [u8]) -> Option<usize> {

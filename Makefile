@@ -3,6 +3,7 @@
 #                        the c-blosc 1.x face target/release/libblosc.so.1 (blosc1/)
 #   make install         install into $(PREFIX) (default /usr/local; DESTDIR honoured)
 #   make test            the whole test suite (Rust, ABI, exports, C programs, install)
+#   make deb             Debian packages from a clean checkout into target/deb/
 
 PREFIX ?= /usr/local
 LIBDIR ?= $(PREFIX)/lib
@@ -16,7 +17,7 @@ BLOSC1_VERSION := 1.21.3
 BLOSC1_SONAME := libblosc.so.1
 CC ?= cc
 
-.PHONY: all build build-blosc1 install uninstall test clean headers
+.PHONY: all build build-blosc1 install uninstall test clean headers deb
 
 all: build
 
@@ -69,6 +70,10 @@ uninstall:
 
 headers:
 	scripts/gen-headers.sh
+
+# Debian packages into target/deb/ (scripts/make-deb.sh; needs debhelper and lintian).
+deb:
+	scripts/make-deb.sh
 
 test:
 	scripts/test.sh

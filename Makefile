@@ -16,6 +16,9 @@ REL := target/release
 BLOSC1_VERSION := 1.21.3
 BLOSC1_SONAME := libblosc.so.1
 CC ?= cc
+# Its own target directory: the core built with and without snappy-compress would otherwise
+# overwrite each other's artifacts and rebuild on every alternate invocation.
+BLOSC1_TARGET := target/blosc1
 
 .PHONY: all build build-blosc1 install uninstall test clean headers deb
 
@@ -25,16 +28,16 @@ build: build-blosc1
 	$(CARGO) build --release --lib
 	cp -f $(REL)/libblosc2.so $(REL)/$(SONAME)
 
-# Built by its own cargo invocation: it turns on the core's snappy-compress feature, which
-# libblosc2 must not get. The Rust static library is linked into the shared one with a
+# Built by its own cargo invocation (and target directory): it turns on the core's
+# snappy-compress feature, which libblosc2 must not get. The Rust static library is linked into the shared one with a
 # version script, so that only the 25 c-blosc 1.x functions are exported (a Rust cdylib
 # would also export every C function of the core crate).
 build-blosc1:
-	$(CARGO) build --release -p blosc1
+	$(CARGO) build --release -p blosc1 --target-dir $(BLOSC1_TARGET)
 	$(CC) -shared -o $(REL)/libblosc.so.$(BLOSC1_VERSION) -Wl,-soname,$(BLOSC1_SONAME) \
 	  -Wl,--version-script=blosc1/blosc.map -Wl,--gc-sections -Wl,--as-needed $(LDFLAGS) \
 	  $$(sed -n 's/^ *\(blosc_[a-z_]*\);/-Wl,--undefined=\1/p' blosc1/blosc.map) \
-	  $(REL)/libblosc.a -lsnappy -lgcc_s -lpthread -lm -ldl -lc
+	  $(BLOSC1_TARGET)/release/libblosc.a -lsnappy -lgcc_s -lpthread -lm -ldl -lc
 	ln -sf libblosc.so.$(BLOSC1_VERSION) $(REL)/$(BLOSC1_SONAME)
 
 install: build

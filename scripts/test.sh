@@ -38,7 +38,7 @@ step() {
 step "fetch reference" scripts/fetch-reference.sh
 step "release build" make -s build
 step "cargo test" cargo test --no-fail-fast
-step "cargo test (blosc1)" cargo test --no-fail-fast -p blosc1
+step "cargo test (blosc1)" cargo test --no-fail-fast -p blosc1 --target-dir target/blosc1
 step "exports" c_tests/check_exports.sh
 step "abi" python3 c_tests/abi/check_abi.py --ref-include reference/blosc2/include \
      --our-include include --our-lib target/release/libblosc2.so.9 \
@@ -49,6 +49,7 @@ step "blosc1 clients" scripts/test-blosc1-clients.sh
 step "valgrind (c tests)" scripts/valgrind.sh -j 2
 step "faults" c_tests/faults/run.sh
 step "install" c_tests/install_test.sh
+step "packaging files" scripts/check-packaging.sh
 step "aarch64 (qemu)" scripts/test-aarch64.sh
 shared=$(cd "$top/.." && pwd)/shared
 if [ -d "$shared/repro" ] && [ -d "$shared/interop" ]; then

@@ -52,7 +52,9 @@ install: build
 	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' \
 	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' -e 's|@VERSION@|$(VERSION)|g' \
 	    cmake/blosc2.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/blosc2.pc
-	sed -e 's|@VERSION@|$(VERSION)|g' cmake/Blosc2Config.cmake.in \
+	sed -e 's|@VERSION@|$(VERSION)|g' \
+	    -e "s|@INCLUDE_FROM_CONFIG@|$$(realpath -m --relative-to=$(LIBDIR)/cmake/Blosc2 $(INCLUDEDIR))|g" \
+	    cmake/Blosc2Config.cmake.in \
 	    > $(DESTDIR)$(LIBDIR)/cmake/Blosc2/Blosc2Config.cmake
 	sed -e 's|@VERSION@|$(VERSION)|g' cmake/Blosc2ConfigVersion.cmake.in \
 	    > $(DESTDIR)$(LIBDIR)/cmake/Blosc2/Blosc2ConfigVersion.cmake

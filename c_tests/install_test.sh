@@ -26,4 +26,30 @@ cmake -S "$top/c_tests/consumer" -B "$tmp/build" -DCMAKE_PREFIX_PATH="$prefix" >
 cmake --build "$tmp/build" >/dev/null
 LD_LIBRARY_PATH="$prefix/lib" "$tmp/build/consumer_shared"
 "$tmp/build/consumer_static"
+# A multiarch layout (LIBDIR=PREFIX/lib/<triplet>, as Debian installs it): CMake must still
+# find the headers in PREFIX/include.
+ma="$tmp/ma"
+make -C "$top" -s install PREFIX="$ma" LIBDIR="$ma/lib/x86_64-linux-gnu" >/dev/null
+cmake -S "$top/c_tests/consumer" -B "$tmp/build-ma" -DCMAKE_PREFIX_PATH="$ma" \
+  -DCMAKE_LIBRARY_ARCHITECTURE=x86_64-linux-gnu >/dev/null
+cmake --build "$tmp/build-ma" >/dev/null
+LD_LIBRARY_PATH="$ma/lib/x86_64-linux-gnu" "$tmp/build-ma/consumer_shared"
+# The c-blosc 1.x face: files, links and a pkg-config consumer.
+for f in lib/libblosc.so.1 lib/libblosc.so include/blosc.h include/blosc-export.h lib/pkgconfig/blosc.pc; do
+  [ -e "$prefix/$f" ] || { echo "install: missing $f"; exit 1; }
+done
+cat > "$tmp/b1.c" <<'C'
+#include <blosc.h>
+#include <string.h>
+int main(void) {
+  static double src[100000], back[100000];
+  static char dest[sizeof src + BLOSC_MAX_OVERHEAD];
+  for (int i = 0; i < 100000; i++) src[i] = i / 7.0;
+  int c = blosc_compress(5, BLOSC_BITSHUFFLE, sizeof(double), sizeof src, src, dest, sizeof dest);
+  int d = blosc_decompress(dest, back, sizeof back);
+  return !(c > 0 && d == (int)sizeof src && memcmp(src, back, sizeof src) == 0);
+}
+C
+gcc -o "$tmp/b1" "$tmp/b1.c" $(PKG_CONFIG_PATH="$prefix/lib/pkgconfig" pkg-config --cflags --libs blosc)
+LD_LIBRARY_PATH="$prefix/lib" "$tmp/b1"
 echo "install: ok"

@@ -17,7 +17,8 @@
 #  10. ../shared/interop chunk-interop and frame-interop: ours against the reference, side by
 #      side (divergences accepted only as listed, with reasons, in c_tests/interop-accepted.txt)
 #  11. python-blosc2 4.14.1 built against our installed library, a subset of its tests that
-#      reaches every libblosc2 function it imports (scripts/test-python-blosc2.sh)
+#      reaches every libblosc2 function it imports (scripts/test-python-blosc2.sh), and built
+#      against the reference's library but run with ours in LD_PRELOAD (scripts/test-ld-preload.sh)
 # Ends with a line "suite: N passed, M failed".
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -57,6 +58,7 @@ if [ -d "$shared/repro" ] && [ -d "$shared/interop" ]; then
   step "chunk interop" env NO_BUILD=1 "$shared/interop/chunk-interop"
   step "frame interop" env NO_BUILD=1 "$shared/interop/frame-interop"
   step "python-blosc2" scripts/test-python-blosc2.sh
+  step "LD_PRELOAD swap" scripts/test-ld-preload.sh
 else
   echo "=== missing $shared/repro or $shared/interop (the shared/ folder beside the project)"
   fail=$((fail+1)); failed+=("shared checks")

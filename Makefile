@@ -34,6 +34,7 @@ build: build-blosc1
 # would also export every C function of the core crate).
 build-blosc1:
 	$(CARGO) build --release -p blosc1 --target-dir $(BLOSC1_TARGET)
+	mkdir -p $(REL)
 	$(CC) -shared -o $(REL)/libblosc.so.$(BLOSC1_VERSION) -Wl,-soname,$(BLOSC1_SONAME) \
 	  -Wl,--version-script=blosc1/blosc.map -Wl,--gc-sections -Wl,--as-needed $(LDFLAGS) \
 	  $$(sed -n 's/^ *\(blosc_[a-z_]*\);/-Wl,--undefined=\1/p' blosc1/blosc.map) \

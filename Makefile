@@ -38,7 +38,7 @@ build-blosc1:
 	$(CC) -shared -o $(REL)/libblosc.so.$(BLOSC1_VERSION) -Wl,-soname,$(BLOSC1_SONAME) \
 	  -Wl,--version-script=blosc1/blosc.map -Wl,--gc-sections -Wl,--as-needed $(LDFLAGS) \
 	  $$(sed -n 's/^ *\(blosc_[a-z_]*\);/-Wl,--undefined=\1/p' blosc1/blosc.map) \
-	  $(BLOSC1_TARGET)/release/libblosc.a -lsnappy -lgcc_s -lpthread -lm -ldl -lc
+	  $(BLOSC1_TARGET)/release/libblosc.a -lsnappy -lzstd -llz4 -lz -lgcc_s -lpthread -lm -ldl -lc
 	ln -sf libblosc.so.$(BLOSC1_VERSION) $(REL)/$(BLOSC1_SONAME)
 
 install: build

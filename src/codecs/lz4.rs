@@ -1,10 +1,27 @@
-//! LZ4 and LZ4HC through the bundled liblz4 1.10 (the reference's version).
+//! LZ4 and LZ4HC through the bundled liblz4 1.10 (the reference's version), or through the
+//! system liblz4 in builds with the `system-codecs` feature (the c-blosc 1.x face).
 
 use crate::error::{Error, Result};
 use libc::{c_char, c_int, c_void};
 
+#[cfg(not(feature = "system-codecs"))]
+use lz4_sys as lz4_api;
+
+/// The four functions this module takes from lz4-sys, declared against the system liblz4.
+#[cfg(feature = "system-codecs")]
+mod lz4_api {
+    use libc::{c_char, c_int, c_uint};
+    #[link(name = "lz4")]
+    extern "C" {
+        pub fn LZ4_compress_fast(src: *const c_char, dst: *mut c_char, src_size: c_int, dst_capacity: c_int, acceleration: c_int) -> c_int;
+        pub fn LZ4_compress_HC(src: *const c_char, dst: *mut c_char, src_size: c_int, dst_capacity: c_int, level: c_int) -> c_int;
+        pub fn LZ4_decompress_safe(src: *const c_char, dst: *mut c_char, compressed_size: c_int, dst_capacity: c_int) -> c_int;
+        pub fn LZ4_versionNumber() -> c_uint;
+    }
+}
+
 extern "C" {
-    // Present in the liblz4 that lz4-sys compiles, but not declared by lz4-sys.
+    // Present in every liblz4 since 1.9 (bundled or system), but not declared by lz4-sys.
     fn LZ4_initStream(buffer: *mut c_void, size: usize) -> *mut c_void;
     fn LZ4_sizeofState() -> c_int;
     fn LZ4_loadDict(stream: *mut c_void, dict: *const c_char, dict_size: c_int) -> c_int;
@@ -48,7 +65,7 @@ pub fn compress(src: &[u8], dest: &mut [u8], accel: i32) -> Result<usize> {
     }
     // SAFETY: both pointers come from live slices and the lengths passed are theirs.
     let n = unsafe {
-        lz4_sys::LZ4_compress_fast(
+        lz4_api::LZ4_compress_fast(
             src.as_ptr() as *const c_char,
             dest.as_mut_ptr() as *mut c_char,
             src.len() as c_int,
@@ -68,7 +85,7 @@ pub fn compress_hc(src: &[u8], dest: &mut [u8], clevel: u8) -> Result<usize> {
     }
     // SAFETY: as above; LZ4_compress_HC never writes past `dstCapacity`.
     let n = unsafe {
-        lz4_sys::LZ4_compress_HC(
+        lz4_api::LZ4_compress_HC(
             src.as_ptr() as *const c_char,
             dest.as_mut_ptr() as *mut c_char,
             src.len() as c_int,
@@ -145,7 +162,7 @@ pub fn decompress(src: &[u8], dest: &mut [u8]) -> Option<usize> {
     }
     // SAFETY: LZ4_decompress_safe is bounds-checked on both buffers by design.
     let n = unsafe {
-        lz4_sys::LZ4_decompress_safe(
+        lz4_api::LZ4_decompress_safe(
             src.as_ptr() as *const c_char,
             dest.as_mut_ptr() as *mut c_char,
             src.len() as c_int,
@@ -177,7 +194,7 @@ pub fn decompress_with_dict(src: &[u8], dest: &mut [u8], dict: &[u8]) -> Option<
 /// "MAJOR.MINOR.RELEASE" of the linked liblz4.
 pub fn version() -> String {
     // SAFETY: a pure function of the library.
-    let v = unsafe { lz4_sys::LZ4_versionNumber() };
+    let v = unsafe { lz4_api::LZ4_versionNumber() };
     format!("{}.{}.{}", v / 10000, (v / 100) % 100, v % 100)
 }
 

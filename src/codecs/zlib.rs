@@ -1,4 +1,5 @@
-//! zlib streams through zlib-ng in zlib-compatible mode (what the reference bundles).
+//! zlib streams through zlib-ng in zlib-compatible mode (what the reference bundles), or the
+//! system zlib in builds with the `system-codecs` feature (the c-blosc 1.x face).
 
 use libz_sys as z;
 
@@ -32,8 +33,16 @@ pub fn decompress(src: &[u8], dest: &mut [u8]) -> Option<usize> {
 
 /// The zlib-ng version (the reference reports zlib-ng's version, not the zlib-compat one);
 /// read from the zlib-ng headers at build time.
+#[cfg(not(feature = "system-codecs"))]
 pub fn version() -> String {
     env!("BLOSC2_ZLIBNG_VERSION").to_string()
+}
+
+/// The version of the system zlib this build links (`zlibVersion()`).
+#[cfg(feature = "system-codecs")]
+pub fn version() -> String {
+    // SAFETY: zlibVersion returns a static NUL-terminated string.
+    unsafe { std::ffi::CStr::from_ptr(z::zlibVersion()) }.to_string_lossy().into_owned()
 }
 
 #[cfg(test)]

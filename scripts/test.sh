@@ -39,7 +39,12 @@ step() {
 step "fetch reference" scripts/fetch-reference.sh
 step "release build" make -s build
 step "cargo test" cargo test --no-fail-fast
-step "cargo test (blosc1)" cargo test --no-fail-fast -p blosc1 --target-dir target/blosc1
+# The face's own tests, and the core's c-blosc 1.x and codec tests built as the face builds
+# the core (snappy compression, system codecs).
+step "cargo test (blosc1)" sh -c 'cargo test --no-fail-fast -p blosc1 --target-dir target/blosc1 &&
+  cargo test --no-fail-fast -p blosc2 --lib --no-default-features --features snappy-compress,system-codecs \
+    --target-dir target/blosc1 -- chunk::v1 codecs::'
+
 step "exports" c_tests/check_exports.sh
 step "abi" python3 c_tests/abi/check_abi.py --ref-include reference/blosc2/include \
      --our-include include --our-lib target/release/libblosc2.so.9 \

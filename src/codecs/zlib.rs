@@ -61,6 +61,9 @@ mod tests {
         assert_eq!(decompress(&c[..n - 3], &mut d), None);
         let mut tiny = [0u8; 4];
         assert_eq!(compress(&src, &mut tiny, 5), 0);
-        assert_eq!(version(), "2.3.3");
+        // The bundled version (a system-codecs build reports the system library's).
+        if cfg!(not(feature = "system-codecs")) {
+            assert_eq!(version(), "2.3.3");
+        }
     }
 }

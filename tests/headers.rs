@@ -262,27 +262,30 @@ fn render(header: &Header) -> String {
     }
 }
 
-#[test]
-fn committed_headers_are_up_to_date() {
+/// Compares each (path, fresh text) with the committed file; with `BLOSC2_BLESS_HEADERS` set,
+/// rewrites the stale ones instead. Returns the stale paths.
+fn check_or_bless(headers: Vec<(PathBuf, String)>) -> Vec<PathBuf> {
     let bless = std::env::var_os("BLOSC2_BLESS_HEADERS").is_some_and(|v| v != "0" && !v.is_empty());
-    let include = root().join("include");
     let mut stale = Vec::new();
-    for header in headers() {
-        let fresh = render(&header);
-        let path = include.join(header.out);
-        let committed = fs::read_to_string(&path).ok();
-        if committed.as_deref() == Some(fresh.as_str()) {
+    for (path, fresh) in headers {
+        if fs::read_to_string(&path).ok().as_deref() == Some(fresh.as_str()) {
             continue;
         }
         if bless {
             fs::create_dir_all(path.parent().unwrap()).unwrap();
-            fs::write(&path, &fresh)
-                .unwrap_or_else(|e| panic!("cannot write {}: {e}", path.display()));
+            fs::write(&path, &fresh).unwrap_or_else(|e| panic!("cannot write {}: {e}", path.display()));
             eprintln!("wrote {}", path.display());
         } else {
-            stale.push(header.out);
+            stale.push(path);
         }
     }
+    stale
+}
+
+#[test]
+fn committed_headers_are_up_to_date() {
+    let include = root().join("include");
+    let stale = check_or_bless(headers().iter().map(|h| (include.join(h.out), render(h))).collect());
     assert!(
         stale.is_empty(),
         "generated headers differ from the committed ones: {stale:?}\n\
@@ -440,20 +443,9 @@ fn render_blosc1(name: &str) -> String {
 
 #[test]
 fn blosc1_headers_are_up_to_date() {
-    let bless = std::env::var_os("BLOSC2_BLESS_HEADERS").is_some_and(|v| v != "0" && !v.is_empty());
-    let mut stale = Vec::new();
-    for name in ["blosc.h", "blosc-export.h"] {
-        let fresh = render_blosc1(name);
-        let path = root().join("blosc1/include").join(name);
-        if fs::read_to_string(&path).ok().as_deref() == Some(fresh.as_str()) {
-            continue;
-        }
-        if bless {
-            fs::write(&path, &fresh).unwrap_or_else(|e| panic!("cannot write {}: {e}", path.display()));
-            eprintln!("wrote {}", path.display());
-        } else {
-            stale.push(name);
-        }
-    }
+    let dir = root().join("blosc1/include");
+    let stale = check_or_bless(
+        ["blosc.h", "blosc-export.h"].iter().map(|n| (dir.join(n), render_blosc1(n))).collect(),
+    );
     assert!(stale.is_empty(), "blosc1/include/ is stale: {stale:?}; run scripts/gen-headers.sh and commit it");
 }

@@ -138,6 +138,17 @@ unsafe fn chunk_at<'a>(p: *const c_void) -> &'a [u8] {
     unsafe { std::slice::from_raw_parts(p as *const u8, len) }
 }
 
+/// Stores `v` through a C out-parameter, unless the caller passed null for it.
+///
+/// # Safety
+/// `p` is null or valid for a write of `T`.
+unsafe fn put<T>(p: *mut T, v: T) {
+    if !p.is_null() {
+        // SAFETY: non-null, and valid for writes by the caller's contract.
+        unsafe { p.write(v) };
+    }
+}
+
 fn ensure_init(g: &mut Global) {
     g.initialized = true;
 }
@@ -479,10 +490,8 @@ fn name_ptr(code: i32) -> *const c_char {
 #[no_mangle]
 pub unsafe extern "C" fn blosc_compcode_to_compname(compcode: c_int, compname: *mut *const c_char) -> c_int {
     guard(-1, || {
-        if !compname.is_null() {
-            // SAFETY: the caller's pointer slot.
-            unsafe { *compname = name_ptr(compcode) };
-        }
+        // SAFETY: the caller's pointer slot.
+        unsafe { put(compname, name_ptr(compcode)) };
         Codec1::from_code(compcode).map_or(-1, Codec1::code)
     })
 }
@@ -591,17 +600,11 @@ pub unsafe extern "C" fn blosc_cbuffer_sizes(cbuffer: *const c_void, nbytes: *mu
             // c-blosc 1.x widens the signed fields to size_t.
             (h.nbytes as isize as usize, h.cbytes as isize as usize, h.blocksize as isize as usize)
         };
-        // SAFETY: the caller's out-parameters (each skipped if null).
+        // SAFETY: the caller's out-parameters.
         unsafe {
-            if !nbytes.is_null() {
-                *nbytes = n;
-            }
-            if !cbytes.is_null() {
-                *cbytes = c;
-            }
-            if !blocksize.is_null() {
-                *blocksize = b;
-            }
+            put(nbytes, n);
+            put(cbytes, c);
+            put(blocksize, b);
         }
     })
 }
@@ -621,10 +624,8 @@ pub unsafe extern "C" fn blosc_cbuffer_validate(cbuffer: *const c_void, cbytes: 
         } else {
             (h.nbytes as isize as usize, h.cbytes as isize as usize)
         };
-        if !nbytes.is_null() {
-            // SAFETY: the caller's out-parameter.
-            unsafe { *nbytes = n };
-        }
+        // SAFETY: the caller's out-parameter.
+        unsafe { put(nbytes, n) };
         if c != cbytes || n > v1::MAX_BUFFERSIZE {
             return -1;
         }
@@ -642,14 +643,10 @@ pub unsafe extern "C" fn blosc_cbuffer_metainfo(cbuffer: *const c_void, typesize
         // SAFETY: a chunk header.
         let h = unsafe { header_at(cbuffer) };
         let (t, f) = if h.version != v1::VERSION_FORMAT { (0, 0) } else { (h.typesize as usize, (h.flags & 7) as c_int) };
-        // SAFETY: the caller's out-parameters (each skipped if null).
+        // SAFETY: the caller's out-parameters.
         unsafe {
-            if !typesize.is_null() {
-                *typesize = t;
-            }
-            if !flags.is_null() {
-                *flags = f;
-            }
+            put(typesize, t);
+            put(flags, f);
         }
     })
 }
@@ -663,14 +660,10 @@ pub unsafe extern "C" fn blosc_cbuffer_versions(cbuffer: *const c_void, version:
         }
         // SAFETY: a chunk header.
         let h = unsafe { header_at(cbuffer) };
-        // SAFETY: the caller's out-parameters (each skipped if null).
+        // SAFETY: the caller's out-parameters.
         unsafe {
-            if !version.is_null() {
-                *version = h.version as c_int;
-            }
-            if !versionlz.is_null() {
-                *versionlz = h.versionlz as c_int;
-            }
+            put(version, h.version as c_int);
+            put(versionlz, h.versionlz as c_int);
         }
     })
 }

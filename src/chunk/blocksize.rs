@@ -37,6 +37,25 @@ pub fn split_block(
         && blocksize / typesize >= MIN_BUFFERSIZE
 }
 
+/// The automatic block size of a buffer of at least 32 KiB before any split adjustment, as
+/// both c-blosc2 and c-blosc 1.x pick it: 32 KiB (64 KiB for the high-ratio codecs) scaled by
+/// the clevel, from a quarter at clevel 0 to 8x at 6-9 (16x for high-ratio codecs at 9).
+/// Levels above 9 leave it unscaled.
+pub(crate) fn clevel_block(clevel: u8, hcr: bool) -> usize {
+    let base = if hcr { 2 * L1 as usize } else { L1 as usize };
+    match clevel {
+        0 => base / 4,
+        1 => base / 2,
+        2 => base,
+        3 => base * 2,
+        4 | 5 => base * 4,
+        6..=8 => base * 8,
+        9 if hcr => base * 16,
+        9 => base * 8,
+        _ => base,
+    }
+}
+
 /// The block size for a buffer of `nbytes`; `user_blocksize` (0 = automatic) wins when set.
 pub fn compute_blocksize(
     codec: Codec,
@@ -58,25 +77,7 @@ pub fn compute_blocksize(
     let mut blocksize = nbytes;
     {
         if nbytes >= L1 {
-            blocksize = L1;
-            if codec.is_hcr() {
-                blocksize *= 2;
-            }
-            match clevel {
-                0 => blocksize /= 4,
-                1 => blocksize /= 2,
-                2 => {}
-                3 => blocksize *= 2,
-                4 | 5 => blocksize *= 4,
-                6..=8 => blocksize *= 8,
-                9 => {
-                    blocksize *= 8;
-                    if codec.is_hcr() {
-                        blocksize *= 2;
-                    }
-                }
-                _ => {}
-            }
+            blocksize = clevel_block(clevel, codec.is_hcr()) as i32;
         }
         if clevel > 0 && split {
             blocksize = match clevel {

@@ -27,6 +27,7 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
+use super::blocksize::clevel_block;
 use super::workers::Workers;
 use crate::codecs::{self, blosclz, lz4, snappy, zlib, CodecScratch, DDict};
 use crate::error::{Error, Result};
@@ -255,10 +256,14 @@ impl Header1 {
     }
 }
 
-/// A c-blosc 1.x context: the threads it keeps and per-thread scratch.
+/// A c-blosc 1.x context: the threads it keeps and the scratch each thread (and the caller,
+/// for serial work) reuses from block to block and call to call.
 #[derive(Default)]
 pub struct Context1 {
+    /// Only the thread pool is used; its per-thread scratch is the c-blosc2 pipeline's.
     workers: Workers,
+    serial: BlockScratch,
+    threads: Vec<Mutex<BlockScratch>>,
 }
 
 /// Per-call layout decisions.
@@ -314,24 +319,7 @@ fn compute_blocksize(
     if forced != 0 {
         blocksize = forced.clamp(MIN_BUFFERSIZE, MAX_BLOCKSIZE);
     } else if nbytes >= L1 {
-        blocksize = L1;
-        if codec.is_hcr() {
-            blocksize *= 2;
-        }
-        match clevel {
-            0 => blocksize /= 4,
-            1 => blocksize /= 2,
-            2 => {}
-            3 => blocksize *= 2,
-            4 | 5 => blocksize *= 4,
-            6..=8 => blocksize *= 8,
-            _ => {
-                blocksize *= 8;
-                if codec.is_hcr() {
-                    blocksize *= 2;
-                }
-            }
-        }
+        blocksize = clevel_block(clevel, codec.is_hcr());
     }
     if clevel > 0 && split_block(mode, codec, typesize, blocksize) {
         blocksize = blocksize.min(1 << 18) * typesize;
@@ -352,18 +340,36 @@ fn get_i32(src: &[u8], at: usize) -> i32 {
     i32::from_le_bytes([src[at], src[at + 1], src[at + 2], src[at + 3]])
 }
 
-/// Scratch one block needs: the filtered block and the codec state.
+/// Scratch one block needs: the filtered block, a compressed block (parallel compression
+/// places it in the chunk afterwards) and the codec state.
 #[derive(Default)]
 struct BlockScratch {
     filtered: Vec<u8>,
+    out: Vec<u8>,
     codec: CodecScratch,
+}
+
+impl BlockScratch {
+    const fn new() -> BlockScratch {
+        BlockScratch { filtered: Vec::new(), out: Vec::new(), codec: CodecScratch::new() }
+    }
 }
 
 impl Context1 {
     /// A context with no threads yet (usable in a `static`).
     pub const fn new() -> Context1 {
-        Context1 { workers: Workers::new() }
+        Context1 { workers: Workers::new(), serial: BlockScratch::new(), threads: Vec::new() }
     }
+
+    /// Start `n` threads (kept between calls) and give each its scratch.
+    fn ensure_threads(&mut self, n: usize) -> Result<()> {
+        self.workers.ensure(n)?;
+        while self.threads.len() < n {
+            self.threads.push(Mutex::new(BlockScratch::new()));
+        }
+        Ok(())
+    }
+
 
     /// Drop the threads (`blosc_free_resources`); they come back when next needed.
     pub fn release_threads(&mut self) {
@@ -442,7 +448,7 @@ impl Context1 {
             }
             self.compress_parallel(&plan, p.nthreads as usize, src, dest)?
         } else {
-            compress_serial(&plan, src, dest)?
+            compress_serial(&plan, src, dest, &mut self.serial)?
         };
         if total == 0 && nbytes + HEADER_LEN <= destsize {
             // Incompressible: store the buffer raw after all.
@@ -483,7 +489,7 @@ impl Context1 {
         src: &[u8],
         dest: &mut [u8],
     ) -> Result<usize> {
-        self.workers.ensure(nthreads)?;
+        self.ensure_threads(nthreads)?;
         let destsize = dest.len();
         let starts_end = HEADER_LEN + 4 * plan.nblocks;
         if starts_end > destsize {
@@ -494,12 +500,12 @@ impl Context1 {
         let next = AtomicUsize::new(0);
         // (bytes placed so far, outcome: None = still going, Some(0) = gave up).
         let shared = Mutex::new((starts_end, None::<Result<usize>>, dest));
+        let threads = &self.threads;
         self.workers.run(nthreads, &|tid| {
-            let mut scratch = self.workers.scratch(tid);
-            let scratch = &mut *scratch;
-            let mut bs = BlockScratch::default();
-            std::mem::swap(&mut bs.codec, &mut scratch.codec);
-            scratch.out.resize(ebsize, 0);
+            let mut bs = thread_scratch(threads, tid);
+            let bs = &mut *bs;
+            let mut out = std::mem::take(&mut bs.out);
+            out.resize(ebsize, 0);
             loop {
                 let j = next.fetch_add(1, Ordering::Relaxed);
                 if j >= plan.nblocks {
@@ -511,7 +517,7 @@ impl Context1 {
                 let len = plan.block_len(j, src.len());
                 let block = &src[j * plan.blocksize..j * plan.blocksize + len];
                 let leftover = plan.leftover > 0 && j + 1 == plan.nblocks;
-                let r = compress_block(plan, block, leftover, &mut scratch.out, 0, ebsize, &mut bs);
+                let r = compress_block(plan, block, leftover, &mut out, 0, ebsize, bs);
                 let mut guard = shared.lock().unwrap_or_else(|e| e.into_inner());
                 let (pos, outcome, dest) = &mut *guard;
                 if outcome.is_some() {
@@ -528,12 +534,12 @@ impl Context1 {
                     }
                     Ok(n) => {
                         put_i32(dest, HEADER_LEN + 4 * j, *pos);
-                        dest[*pos..*pos + n].copy_from_slice(&scratch.out[..n]);
+                        dest[*pos..*pos + n].copy_from_slice(&out[..n]);
                         *pos += n;
                     }
                 }
             }
-            std::mem::swap(&mut bs.codec, &mut scratch.codec);
+            bs.out = out;
         })?;
         let (pos, outcome, _) = shared.into_inner().unwrap_or_else(|e| e.into_inner());
         match outcome {
@@ -591,29 +597,25 @@ impl Context1 {
         }
         let dest = &mut dest[..nbytes];
         if !parallel {
-            let mut scratch = BlockScratch::default();
-            let mut w = self.workers.scratch_or_default();
-            std::mem::swap(&mut scratch.codec, &mut w.codec);
+            let scratch = &mut self.serial;
             let r: Result<usize> = dest
                 .chunks_mut(bs)
                 .enumerate()
-                .try_fold(0, |n, (j, out)| Ok(n + decode_block(&hdr, src, j, out, &mut scratch)?));
-            std::mem::swap(&mut scratch.codec, &mut w.codec);
+                .try_fold(0, |n, (j, out)| Ok(n + decode_block(&hdr, src, j, out, scratch)?));
             return r.map_err(|_| Error::Failure);
         }
         let nthreads = nthreads as usize;
-        self.workers.ensure(nthreads)?;
+        self.ensure_threads(nthreads)?;
         // Contiguous runs of blocks per thread, as c-blosc 1.x hands them out.
         let per = nblocks.div_ceil(nthreads);
         let parts: Vec<Mutex<&mut [u8]>> = dest.chunks_mut(per * bs).map(Mutex::new).collect();
         let failed = std::sync::atomic::AtomicBool::new(false);
         let produced = AtomicUsize::new(0);
+        let threads = &self.threads;
         self.workers.run(nthreads, &|tid| {
             let Some(part) = parts.get(tid) else { return };
             let mut part = part.lock().unwrap_or_else(|e| e.into_inner());
-            let mut w = self.workers.scratch(tid);
-            let mut scratch = BlockScratch::default();
-            std::mem::swap(&mut scratch.codec, &mut w.codec);
+            let mut scratch = thread_scratch(threads, tid);
             for (k, out) in part.chunks_mut(bs).enumerate() {
                 if failed.load(Ordering::Relaxed) {
                     break;
@@ -628,7 +630,6 @@ impl Context1 {
                     }
                 }
             }
-            std::mem::swap(&mut scratch.codec, &mut w.codec);
         })?;
         if failed.into_inner() {
             return Err(Error::Failure);
@@ -677,7 +678,7 @@ impl Context1 {
             return Err(Error::Failure);
         }
         let bs = hdr.blocksize as i64;
-        let mut scratch = BlockScratch::default();
+        let scratch = &mut self.serial;
         let mut block = Vec::new();
         let mut written = 0usize;
         for j in 0..nblocks {
@@ -702,7 +703,7 @@ impl Context1 {
             } else {
                 let len = if j + 1 == nblocks && leftover > 0 { leftover } else { bs as usize };
                 block.resize(len, 0);
-                decode_block(&hdr, src, j, &mut block, &mut scratch)?;
+                decode_block(&hdr, src, j, &mut block, scratch)?;
                 // A short last block: c-blosc 1.x copies from its block-sized scratch.
                 let have = b.min(len);
                 dest[written..written + have.saturating_sub(a)].copy_from_slice(&block[a.min(have)..have]);
@@ -711,16 +712,6 @@ impl Context1 {
             written += n;
         }
         Ok(written)
-    }
-}
-
-impl Workers {
-    /// Thread 0's scratch, creating it if the context never ran threads.
-    fn scratch_or_default(&mut self) -> std::sync::MutexGuard<'_, super::workers::Scratch> {
-        if self.scratch.is_empty() {
-            let _ = self.ensure(1);
-        }
-        self.scratch(0)
     }
 }
 
@@ -734,11 +725,15 @@ fn read_header(src: &[u8]) -> Result<Header1> {
 }
 
 
+/// Thread `tid`'s scratch (uncontended: one thread per tid).
+fn thread_scratch(threads: &[Mutex<BlockScratch>], tid: usize) -> std::sync::MutexGuard<'_, BlockScratch> {
+    threads[tid].lock().unwrap_or_else(|e| e.into_inner())
+}
+
 /// Blocks one after the other straight into `dest`, each limited by the room left.
-fn compress_serial(plan: &Plan, src: &[u8], dest: &mut [u8]) -> Result<usize> {
+fn compress_serial(plan: &Plan, src: &[u8], dest: &mut [u8], scratch: &mut BlockScratch) -> Result<usize> {
     let destsize = dest.len();
     let mut pos = HEADER_LEN + 4 * plan.nblocks;
-    let mut scratch = BlockScratch::default();
     for j in 0..plan.nblocks {
         if HEADER_LEN + 4 * j + 4 > destsize {
             return Ok(0);
@@ -747,7 +742,7 @@ fn compress_serial(plan: &Plan, src: &[u8], dest: &mut [u8]) -> Result<usize> {
         let len = plan.block_len(j, src.len());
         let block = &src[j * plan.blocksize..j * plan.blocksize + len];
         let leftover = plan.leftover > 0 && j + 1 == plan.nblocks;
-        let n = compress_block(plan, block, leftover, dest, pos, destsize, &mut scratch)?;
+        let n = compress_block(plan, block, leftover, dest, pos, destsize, scratch)?;
         if n == 0 {
             return Ok(0);
         }

@@ -120,6 +120,13 @@ pub struct CodecScratch {
     pub zstd: zstd::ZstdState,
 }
 
+impl CodecScratch {
+    /// Nothing allocated yet; usable in a `static`.
+    pub const fn new() -> CodecScratch {
+        CodecScratch { zstd: zstd::ZstdState::new() }
+    }
+}
+
 /// Dictionaries a chunk is compressed or decompressed with (`BLOSC2_USEDICT`).
 pub enum Dict<'a> {
     None,

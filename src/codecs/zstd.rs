@@ -25,6 +25,11 @@ pub struct ZstdState {
 unsafe impl Send for ZstdState {}
 
 impl ZstdState {
+    /// No contexts yet (they are created on first use); usable in a `static`.
+    pub const fn new() -> ZstdState {
+        ZstdState { cctx: None, dctx: None }
+    }
+
     fn cctx(&mut self) -> Option<*mut zs::ZSTD_CCtx> {
         if self.cctx.is_none() {
             // SAFETY: plain allocation; null is handled.

@@ -19,12 +19,17 @@ CC ?= cc
 # Its own target directory: the core built with and without snappy-compress would otherwise
 # overwrite each other's artifacts and rebuild on every alternate invocation.
 BLOSC1_TARGET := target/blosc1
+# The c-blosc2 2.x face (feature abi2): libblosc2.so.7, exporting exactly c-blosc2 2.23.1's API,
+# for programs built against 2.x headers (PyTables and imagecodecs wheels bundle 2.23).
+ABI2_VERSION := 2.23.1
+ABI2_SONAME := libblosc2.so.7
+ABI2_TARGET := target/abi2
 
-.PHONY: all build build-blosc1 install uninstall test clean headers deb
+.PHONY: all build build-blosc1 build-abi2 install uninstall test clean headers deb
 
 all: build
 
-build: build-blosc1
+build: build-blosc1 build-abi2
 	$(CARGO) build --release --lib
 	cp -f $(REL)/libblosc2.so $(REL)/$(SONAME)
 
@@ -40,6 +45,17 @@ build-blosc1:
 	  $$(sed -n 's/^ *\(blosc_[a-z_]*\);/-Wl,--undefined=\1/p' blosc1/blosc.map) \
 	  $(BLOSC1_TARGET)/release/libblosc.a -lsnappy -lzstd -llz4 -lz -lgcc_s -lpthread -lm -ldl -lc
 	ln -sf libblosc.so.$(BLOSC1_VERSION) $(REL)/$(BLOSC1_SONAME)
+
+# Same link recipe as the 1.x face: the static core built with the abi2 feature, exports
+# limited by abi2/libblosc2.map.
+build-abi2:
+	$(CARGO) build --release --lib --features abi2 --target-dir $(ABI2_TARGET)
+	mkdir -p $(REL)
+	$(CC) -shared -o $(REL)/libblosc2.so.$(ABI2_VERSION) -Wl,-soname,$(ABI2_SONAME) \
+	  -Wl,--version-script=abi2/libblosc2.map -Wl,--gc-sections -Wl,--as-needed $(LDFLAGS) \
+	  $$(sed -n 's/^ *\([a-z0-9_]*\);/-Wl,--undefined=\1/p' abi2/libblosc2.map) \
+	  $(ABI2_TARGET)/release/libblosc2.a -lgcc_s -lpthread -lm -ldl -lc
+	ln -sf libblosc2.so.$(ABI2_VERSION) $(REL)/$(ABI2_SONAME)
 
 install: build
 	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR)/blosc2 \
@@ -59,6 +75,8 @@ install: build
 	    > $(DESTDIR)$(LIBDIR)/cmake/Blosc2/Blosc2Config.cmake
 	sed -e 's|@VERSION@|$(VERSION)|g' cmake/Blosc2ConfigVersion.cmake.in \
 	    > $(DESTDIR)$(LIBDIR)/cmake/Blosc2/Blosc2ConfigVersion.cmake
+	install -m 755 $(REL)/libblosc2.so.$(ABI2_VERSION) $(DESTDIR)$(LIBDIR)/libblosc2.so.$(ABI2_VERSION)
+	ln -sf libblosc2.so.$(ABI2_VERSION) $(DESTDIR)$(LIBDIR)/$(ABI2_SONAME)
 	install -m 755 $(REL)/libblosc.so.$(BLOSC1_VERSION) $(DESTDIR)$(LIBDIR)/libblosc.so.$(BLOSC1_VERSION)
 	ln -sf libblosc.so.$(BLOSC1_VERSION) $(DESTDIR)$(LIBDIR)/$(BLOSC1_SONAME)
 	ln -sf $(BLOSC1_SONAME) $(DESTDIR)$(LIBDIR)/libblosc.so

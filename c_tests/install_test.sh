@@ -34,6 +34,12 @@ cmake -S "$top/c_tests/consumer" -B "$tmp/build-ma" -DCMAKE_PREFIX_PATH="$ma" \
   -DCMAKE_LIBRARY_ARCHITECTURE=x86_64-linux-gnu >/dev/null
 cmake --build "$tmp/build-ma" >/dev/null
 LD_LIBRARY_PATH="$ma/lib/x86_64-linux-gnu" "$tmp/build-ma/consumer_shared"
+# The c-blosc2 2.x face beside the 3.x library: runtime files only (programs built against
+# 2.x headers load it by SONAME; libblosc2.so, the headers and pkg-config stay 3.3's).
+for f in lib/libblosc2.so.7 lib/libblosc2.so.2.23.1; do
+  [ -e "$prefix/$f" ] || { echo "install: missing $f"; exit 1; }
+done
+[ "$(readlink "$prefix/lib/libblosc2.so")" = libblosc2.so.9 ] || { echo "install: libblosc2.so must point at the 3.x library"; exit 1; }
 # The c-blosc 1.x face: files, links and a pkg-config consumer.
 for f in lib/libblosc.so.1 lib/libblosc.so include/blosc.h include/blosc-export.h lib/pkgconfig/blosc.pc; do
   [ -e "$prefix/$f" ] || { echo "install: missing $f"; exit 1; }

@@ -1427,11 +1427,11 @@ typedef struct blosc2_schunk {
    */
   int32_t chunksize;
   /**
-   * Second blosc2 flags byte of the chunks.
+   * Second blosc2 flags byte of the chunks (3.x only: absent from the 2.x face's layout).
    */
   uint8_t flags2;
   /**
-   * Whether chunks use a dictionary.
+   * Whether chunks use a dictionary (3.x only).
    */
   uint8_t use_dict;
   /**
@@ -1519,7 +1519,7 @@ typedef struct blosc2_schunk {
    */
   bool view;
   /**
-   * Incremented on every change, so views can tell they are stale.
+   * Incremented on every change, so views can tell they are stale (3.x only).
    */
   int64_t change_tick;
 } blosc2_schunk;

@@ -7,7 +7,8 @@
 #   5. ABI proof against the reference headers
 #   6. the c-blosc 1.x face (libblosc.so.1) against Debian's c-blosc 1.21.3 (c_tests/blosc1/),
 #      and Debian's python3-blosc, numcodecs, PyTables and h5py + HDF5 Blosc plugin on it
-#      (scripts/test-blosc1-clients.sh)
+#      (scripts/test-blosc1-clients.sh); the c-blosc2 2.x face (libblosc2.so.7) against
+#      c-blosc2 2.23.1 (c_tests/abi2/run.sh)
 #   7. C programs in c_tests/ (ours, and the reference for differential ones), then the same
 #      programs under valgrind memcheck (scripts/valgrind.sh), and fault injection at every
 #      file I/O call of a frame workload (c_tests/faults/run.sh)
@@ -52,6 +53,7 @@ step "abi" python3 c_tests/abi/check_abi.py --ref-include reference/blosc2/inclu
 step "c tests" c_tests/run.sh
 step "blosc1 differential" c_tests/blosc1/run.sh
 step "blosc1 clients" scripts/test-blosc1-clients.sh
+step "2.x face differential" c_tests/abi2/run.sh
 step "valgrind (c tests)" scripts/valgrind.sh -j 2
 step "faults" c_tests/faults/run.sh
 step "install" c_tests/install_test.sh

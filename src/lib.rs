@@ -16,3 +16,4 @@ pub mod threads;
 pub mod version;
 
 pub use error::{Error, Result};
+pub use version::Generation;

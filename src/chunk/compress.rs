@@ -13,10 +13,14 @@ use super::pipeline::{self, PipelineParams, Slot};
 use super::workers::{Scratch, Workers};
 use crate::codecs::{self, registry as codec_registry, Codec, Dict};
 use crate::error::{Error, Result};
+use crate::Generation;
 use crate::filters::registry::{self as filter_registry, FilterCallContext};
 
-/// Dictionaries are never larger than this (`BLOSC2_MAXDICTSIZE`).
+/// Dictionaries are never larger than this (`BLOSC2_MAXDICTSIZE` of 3.x; 2.x wrote up to
+/// [`Generation::max_dict_size`] of [`Generation::V2`], which readers accept).
 pub const MAX_DICT_SIZE: usize = 32 * 1024;
+/// The largest dictionary a chunk may carry when read: 2.x's limit, the larger one.
+pub const MAX_READ_DICT_SIZE: usize = Generation::V2.max_dict_size();
 /// A trained dictionary smaller than this is not worth it (`BLOSC2_MINUSEFULDICT`).
 pub const MIN_USEFUL_DICT: usize = 256;
 
@@ -96,6 +100,8 @@ struct Job<'a> {
     dict: DictMode<'a>,
     /// Delta's reference for blocks after the first: the first block as decoded.
     dref: &'a [u8],
+    /// Whose codec settings to use (LZ4's acceleration).
+    generation: Generation,
 }
 
 #[derive(Clone, Copy)]
@@ -288,7 +294,7 @@ fn compress_block(job: &Job<'_>, j: usize, tid: usize, out: &mut [u8], sc: &mut 
                     DictMode::Lz4(d) => Dict::Lz4(d),
                     _ => Dict::None,
                 };
-                codecs::compress_stream(*c, job.clevel, stream, dst, cscratch, &dict)?
+                codecs::compress_stream(*c, job.clevel, job.generation, stream, dst, cscratch, &dict)?
             }
             ChunkCodec::User(u) => {
                 if !u.available() {
@@ -374,8 +380,13 @@ impl Compressor {
         if p.clevel > 9 {
             return Err(Error::CodecParam);
         }
-        if has_src && p.use_dict && !codec_has_dicts(p.compcode) {
-            return Err(Error::CodecParam);
+        if has_src && p.use_dict && !codec_has_dicts(p.compcode, p.generation) {
+            // 3.x refuses the parameters; 2.x compresses and then gives up for want of a
+            // dictionary (`BLOSC2_ERROR_CODEC_DICT`).
+            return Err(match p.generation {
+                Generation::V2 => Error::CodecDict,
+                Generation::V3 => Error::CodecParam,
+            });
         }
         if p.typesize <= 0 {
             return Err(Error::InvalidParam);
@@ -397,6 +408,12 @@ impl Compressor {
             filter_flags,
         ) as usize;
         let typesize = if p.typesize > MAX_TYPESIZE { 1 } else { p.typesize as usize };
+        // 2.x rounds a forced block size down to whole items too (3.x only caps it).
+        let blocksize = if p.generation == Generation::V2 && p.blocksize > 0 && blocksize > typesize {
+            blocksize / typesize * typesize
+        } else {
+            blocksize
+        };
         Ok((codec, typesize, blocksize.max(1), filter_flags as usize))
     }
 
@@ -437,7 +454,7 @@ impl Compressor {
         self.last_blocksize = blocksize as i32;
         let filter_flags = filter_flags as u8;
         let p = self.params.clone();
-        if p.use_dict && p.clevel > 0 && !codec_has_dicts(p.compcode) {
+        if p.use_dict && p.clevel > 0 && !codec_has_dicts(p.compcode, p.generation) {
             // Only reachable without a source buffer (see `plan`): the reference gathers its
             // samples and then finds the codec cannot take a dictionary.
             return Err(Error::CodecDict);
@@ -508,6 +525,7 @@ impl Compressor {
             call: &call,
             dict: DictMode::None,
             dref: &src[..blocksize.min(src.len())],
+            generation: p.generation,
         };
         let decoded_first: Vec<u8>;
         if !memcpyed && nblocks > 1 && needs_decoded_reference(&p.filters, job.prefilter.is_some()) {
@@ -666,6 +684,7 @@ impl Compressor {
                 call: &call,
                 dict: DictMode::None,
                 dref: block,
+                generation: p.generation,
             };
             sc.bufs.ensure(maxblock);
             let pp = PipelineParams {
@@ -694,7 +713,7 @@ impl Compressor {
                     _ => Dict::None,
                 };
                 match &job.codec {
-                    ChunkCodec::Builtin(c) => codecs::compress_stream(*c, job.clevel, data, dst, cscratch, &dict)?,
+                    ChunkCodec::Builtin(c) => codecs::compress_stream(*c, job.clevel, job.generation, data, dst, cscratch, &dict)?,
                     ChunkCodec::User(u) if !u.available() => return Err(Error::CodecSupport),
                     ChunkCodec::User(u) => u.encode(data, dst, job.compcode_meta, &call.codec).max(0) as usize,
                 }
@@ -892,12 +911,18 @@ impl Compressor {
     /// `min(32 KiB, nbytes / 20)` bytes of dictionary. LZ4 takes those bytes as they are,
     /// zstd trains on them. `None`: too little data, or training failed (plain chunk).
     fn train_dict(&self, job: &Job<'_>, nthreads: usize) -> Result<Option<Vec<u8>>> {
-        let max = MAX_DICT_SIZE.min(job.nbytes / 20);
+        let generation = self.params.generation;
+        let max = generation.max_dict_size().min(job.nbytes / 20);
         let streams = if job.dont_split { job.nblocks } else { job.nblocks * job.typesize };
         let nsamples = streams.max(8);
         let sample_size = job.nbytes / nsamples / 16;
-        if max < MIN_USEFUL_DICT || sample_size == 0 {
-            return Ok(None);
+        // 3.x then writes a plain chunk; 2.x's training fails and it gives up.
+        let no_dict = || match generation {
+            Generation::V2 => Err(Error::CodecDict),
+            Generation::V3 => Ok(None),
+        };
+        if max < generation.min_useful_dict() || sample_size == 0 {
+            return no_dict();
         }
         let tjob = Job { dict: DictMode::Training, ..job.clone() };
         let mut samples = vec![0u8; job.nbytes];
@@ -905,7 +930,10 @@ impl Compressor {
         if n != job.nbytes {
             return Ok(None);
         }
-        Ok(dict_from_samples(job.codec.tuning(), &samples, &vec![sample_size; nsamples], max, job.nblocks))
+        match dict_from_samples(job.codec.tuning(), &samples, &vec![sample_size; nsamples], max, job.nblocks) {
+            Some(d) => Ok(Some(d)),
+            None => no_dict(),
+        }
     }
 }
 
@@ -913,9 +941,12 @@ impl Compressor {
 /// reference does, so the streams come out the same).
 const DICT_ZSTD_LEVEL: i32 = 1;
 
-/// Codecs that can use a dictionary (`use_dict`): zstd, lz4 and lz4hc.
-fn codec_has_dicts(compcode: u8) -> bool {
-    matches!(Codec::from_code(compcode), Some(Codec::Zstd | Codec::Lz4 | Codec::Lz4Hc))
+/// Codecs that can use a dictionary (`use_dict`): zstd, lz4 and lz4hc (2.x: zstd only).
+fn codec_has_dicts(compcode: u8, generation: Generation) -> bool {
+    match generation {
+        Generation::V2 => Codec::from_code(compcode) == Some(Codec::Zstd),
+        Generation::V3 => matches!(Codec::from_code(compcode), Some(Codec::Zstd | Codec::Lz4 | Codec::Lz4Hc)),
+    }
 }
 
 /// The dictionary for `codec` from `samples` (laid out back to back, `sizes` long each):
@@ -1068,6 +1099,38 @@ mod tests {
             assert_eq!(d.decompress(&chunk[..n], &mut out), Ok(src.len()));
             assert!(out == src, "codec {code}");
         }
+    }
+
+    #[test]
+    fn generation_v2_dictionaries() {
+        // 2.x: zstd only (others give up with CODEC_DICT), dictionaries up to 128 KiB.
+        // Tokens drawn from a large random vocabulary: worth a big dictionary.
+        let mut x = 0x9E3779B97F4A7C15u64;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let vocab: Vec<[u8; 16]> = (0..20_000).map(|_| { let (a, b) = (next(), next()); let mut t = [0u8; 16]; t[..8].copy_from_slice(&a.to_le_bytes()); t[8..].copy_from_slice(&b.to_le_bytes()); t }).collect();
+        let src: Vec<u8> = (0..250_000).flat_map(|_| vocab[(next() % 20_000) as usize]).collect();
+        let mut chunk = vec![0u8; src.len() + MAX_OVERHEAD];
+        for code in [0u8, 1, 2, 4] {
+            let mut c = Compressor::new(CompressParams { generation: Generation::V2, ..dict_params(code) });
+            assert_eq!(c.compress(&src, &mut chunk), Err(Error::CodecDict), "codec {code}");
+        }
+        let mut c = Compressor::new(CompressParams { generation: Generation::V2, typesize: 1, filters: [0; MAX_FILTERS], ..dict_params(5) });
+        let n = c.compress(&src, &mut chunk).unwrap();
+        assert_eq!(chunk[31] & USEDICT, USEDICT);
+        let blocksize = i32::from_le_bytes(chunk[8..12].try_into().unwrap()) as usize;
+        let nblocks = src.len().div_ceil(blocksize);
+        let at = EXTENDED_HEADER_LENGTH + 4 * nblocks;
+        let dsize = i32::from_le_bytes(chunk[at..at + 4].try_into().unwrap()) as usize;
+        assert!(dsize > MAX_DICT_SIZE && dsize <= Generation::V2.max_dict_size(), "dictionary of {dsize} bytes");
+        let mut d = Decompressor::new(DecompressParams::default());
+        let mut out = vec![0u8; src.len()];
+        assert_eq!(d.decompress(&chunk[..n], &mut out), Ok(src.len()), "3.x readers take 2.x dictionaries");
+        assert!(out == src);
     }
 
     #[test]

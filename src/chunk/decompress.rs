@@ -146,7 +146,7 @@ impl<'a> ChunkView<'a> {
         let mut data_start = bstarts_end;
         if view.header.use_dict() {
             let dsize = get_i32(src, bstarts_end)?;
-            if dsize <= 0 || dsize as usize > super::compress::MAX_DICT_SIZE {
+            if dsize <= 0 || dsize as usize > super::compress::MAX_READ_DICT_SIZE {
                 return Err(Error::CodecDict);
             }
             let d = src
@@ -243,7 +243,7 @@ impl Decompressor {
             return Err(Error::InvalidHeader);
         }
         let dsize = get_i32(&t.fetch_bytes(self.lazy.as_deref(), at, 4)?, 0)?;
-        if dsize <= 0 || dsize as usize > super::compress::MAX_DICT_SIZE {
+        if dsize <= 0 || dsize as usize > super::compress::MAX_READ_DICT_SIZE {
             return Err(Error::CodecDict);
         }
         if cbytes < at + 4 + dsize as i64 {

@@ -19,6 +19,8 @@ pub struct CompressParams {
     pub filters: [u8; MAX_FILTERS],
     pub filters_meta: [u8; MAX_FILTERS],
     pub instr_codec: bool,
+    /// Whose rules to write by (dictionaries here; chunk sizes in super-chunks).
+    pub generation: crate::Generation,
 }
 
 impl Default for CompressParams {
@@ -36,6 +38,7 @@ impl Default for CompressParams {
             filters: [0, 0, 0, 0, 0, 1],
             filters_meta: [0; MAX_FILTERS],
             instr_codec: false,
+            generation: crate::Generation::V3,
         }
     }
 }

@@ -138,6 +138,7 @@ pub enum Dict<'a> {
 pub fn compress_stream(
     codec: Codec,
     clevel: u8,
+    generation: crate::Generation,
     src: &[u8],
     dest: &mut [u8],
     scratch: &mut CodecScratch,
@@ -147,7 +148,7 @@ pub fn compress_stream(
         Codec::BloscLz => Ok(blosclz::compress(clevel as i32, src, dest)),
         Codec::Lz4 => match dict {
             Dict::Lz4(d) => lz4::compress_with_dict(src, dest, d, false, clevel),
-            _ => lz4::compress(src, dest, 10 - clevel.min(9) as i32),
+            _ => lz4::compress(src, dest, generation.lz4_acceleration(clevel)),
         },
         Codec::Lz4Hc => match dict {
             Dict::Lz4(d) => lz4::compress_with_dict(src, dest, d, true, clevel),

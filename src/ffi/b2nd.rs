@@ -465,8 +465,7 @@ fn new_array(g: &Geometry, sc: *mut blosc2_schunk, dtype: Option<&[u8]>, dtype_f
     a.dtype_format = dtype_format;
     a.chunk_cache = chunk_cache_s { data: std::ptr::null_mut(), nchunk: -1 };
     if !sc.is_null() {
-        // SAFETY: sc live.
-        a.last_tick = unsafe { (*sc).change_tick };
+        a.last_tick = schunk_tick(sc);
     }
     remember(p as usize);
     Ok(p)
@@ -858,8 +857,7 @@ fn refresh_checked(a: &mut b2nd_array_t) -> Result<(c_int, bool)> {
         return Ok((0, true));
     }
     let fresh = with(a.sc, |h| h.sc.refresh_status()).map_err(|_| Error::Failure)?.1;
-    // SAFETY: live.
-    let tick = unsafe { (*a.sc).change_tick };
+    let tick = schunk_tick(a.sc);
     if tick == a.last_tick {
         return Ok((0, fresh));
     }
@@ -1437,8 +1435,7 @@ fn publish_meta(a: &mut b2nd_array_t, g: &Geometry) -> Result<()> {
             return Err(Error::Failure);
         }
     }
-    // SAFETY: live.
-    a.last_tick = unsafe { (*a.sc).change_tick };
+    a.last_tick = schunk_tick(a.sc);
     Ok(())
 }
 
@@ -2451,3 +2448,9 @@ pub unsafe extern "C" fn b2nd_expand_dims(
         unsafe { hand_array(view, r) }
     })
 }
+
+/// The super-chunk's metalayer change count (0 for an unknown pointer).
+fn schunk_tick(sc: *mut blosc2_schunk) -> i64 {
+    super::schunk::with_handle(sc, |h| h.change_tick()).unwrap_or(0)
+}
+

@@ -230,6 +230,7 @@ pub fn core_cparams(cp: &blosc2_cparams) -> CompressParams {
         filters: cp.filters,
         filters_meta: cp.filters_meta,
         instr_codec: cp.instr_codec,
+        generation: super::abi::edition::GENERATION,
     }
 }
 

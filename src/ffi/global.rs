@@ -108,7 +108,7 @@ pub extern "C" fn blosc2_free_resources() -> c_int {
 
 #[no_mangle]
 pub extern "C" fn blosc2_get_version_string() -> *const c_char {
-    c"3.3.5".as_ptr()
+    super::abi::edition::VERSION_STRING.as_ptr()
 }
 
 #[no_mangle]
@@ -222,8 +222,8 @@ pub unsafe extern "C" fn blosc2_get_complib_info(
 #[no_mangle]
 pub extern "C" fn blosc2_error_string(error_code: c_int) -> *const c_char {
     match Error::from_code(error_code) {
-        Some(e) => error_cstr(e),
-        None => c"Unknown error".as_ptr(),
+        Some(e) if error_code >= super::abi::edition::LOWEST_ERROR_CODE => error_cstr(e),
+        _ => c"Unknown error".as_ptr(),
     }
 }
 
@@ -419,6 +419,7 @@ pub unsafe extern "C" fn blosc2_compress(
             filters: build_filters(doshuffle, delta, typesize),
             filters_meta: [0; 6],
             instr_codec: false,
+            generation: super::abi::edition::GENERATION,
         };
         let extended = env::var("BLOSC_BLOSC1_COMPAT").is_none();
         // SAFETY: sizes checked non-negative; pointers valid per the function contract.

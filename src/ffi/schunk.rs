@@ -15,6 +15,7 @@ use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 use libc::{c_char, c_int, c_void};
 
 use super::abi::*;
+use super::abi::edition;
 use super::boundary::{cstr, guard, slice, slice_mut, PANIC_CODE};
 use super::context::{blosc2_create_cctx, blosc2_create_dctx, blosc2_free_ctx, core_cparams, ctx_mut, Context, Engine};
 use crate::chunk::header::{ChunkHeader, MIN_HEADER_LENGTH};
@@ -398,6 +399,12 @@ impl Handle {
         self.change_tick += 1;
     }
 
+    /// The reference's `change_tick`: local metalayer changes plus re-reads of what other
+    /// handles changed (published in the 3.x struct; the 2.x one has no such field).
+    pub fn change_tick(&self) -> i64 {
+        self.change_tick + self.sc.refreshes()
+    }
+
     /// Copy the current state into the public struct.
     pub fn sync(&mut self) {
         let sc = &mut self.sc;
@@ -416,8 +423,6 @@ impl Handle {
         s.typesize = p.typesize;
         s.blocksize = sc.blocksize();
         s.chunksize = sc.chunksize();
-        s.flags2 = sc.flags2();
-        s.use_dict = p.use_dict as u8;
         s.filters = p.filters;
         s.filters_meta = p.filters_meta;
         s.nchunks = nchunks;
@@ -427,7 +432,7 @@ impl Handle {
         // The frame pointer is opaque to C; only its NULL-ness means something (frame-backed).
         s.frame = if frame_backed { self.public as *mut blosc2_frame } else { std::ptr::null_mut() };
         // Local metalayer changes plus re-reads of what other handles changed.
-        s.change_tick = self.change_tick + sc.refreshes();
+        edition::publish_v3_schunk_fields(s, sc.flags2(), p.use_dict, self.change_tick + sc.refreshes());
         if let Some((chunks, edits)) = sc.memory_chunks() {
             publish_chunk_addresses(s, chunks, edits, &mut self.data_view);
         }
@@ -530,6 +535,7 @@ pub fn register(
     urlpath: Option<&str>,
     io: &blosc2_io,
 ) -> Result<*mut blosc2_schunk> {
+    sc.set_generation(edition::GENERATION);
     // SAFETY: all-zero is a valid blosc2_schunk (integers 0, pointers NULL, bools false).
     let public = c_box(unsafe { std::mem::zeroed::<blosc2_schunk>() });
     if public.is_null() {

@@ -22,6 +22,7 @@ use crate::chunk::header::{ChunkHeader, EXTENDED_HEADER_LENGTH, VL_BLOCKS};
 use crate::chunk::special::write_special;
 use crate::chunk::{CompressParams, DecompressParams, Special};
 use crate::error::{Error, Result};
+use crate::Generation;
 use crate::filters::registry::FilterCallContext;
 use crate::frame::cframe::chunk_sizes;
 use crate::frame::header::{FrameHeader, FrameType, Metalayer};
@@ -573,6 +574,27 @@ impl SuperChunk {
         }
     }
 
+    /// Under [`Generation::V2`] rules, refuse a chunk of `nbytes` that would break "every
+    /// chunk has the chunk size, except a smaller last one" (`error` is the operation's code,
+    /// as c-blosc2 2.x returns). `last` is the size of the chunk that stays before it at the
+    /// end when it is appended (`None` otherwise), `ends` whether it becomes the last chunk.
+    fn check_fixed_size(&self, nbytes: i32, last: Option<i32>, ends: bool, error: Error) -> Result<()> {
+        if !self.cparams.generation.fixed_chunksize() || self.chunksize <= 0 {
+            return Ok(());
+        }
+        let small = nbytes < self.chunksize;
+        if nbytes > self.chunksize || (small && !ends) || last.is_some_and(|l| l < self.chunksize) {
+            return Err(error);
+        }
+        Ok(())
+    }
+
+    /// Follow `generation`'s writing rules from now on (frames do not record one).
+    pub fn set_generation(&mut self, generation: Generation) {
+        self.cparams.generation = generation;
+        self.cctx.params.generation = generation;
+    }
+
     /// Refuse a chunk whose kind (VL blocks or regular) differs from the chunks this
     /// super-chunk holds (`error` is the operation's code, as the reference's); record the
     /// first chunk's flags2. `other` says whether another chunk stays to compare with.
@@ -601,6 +623,7 @@ impl SuperChunk {
         // What to restore when the frame cannot take the chunk (its file was removed, say):
         // the counters must keep describing the chunks there are.
         let before = (self.chunksize, self.nbytes, self.cbytes, self.flags2);
+        self.check_fixed_size(nbytes, last, true, Error::ChunkAppend)?;
         self.check_chunk_kind(chunk, self.nchunks() > 0, Error::ChunkAppend)?;
         if self.chunksize == -1 {
             self.chunksize = nbytes;
@@ -648,6 +671,7 @@ impl SuperChunk {
         if n == self.nchunks() {
             return self.append_chunk(chunk);
         }
+        self.check_fixed_size(nbytes, None, false, Error::ChunkInsert)?;
         if self.chunksize == -1 {
             self.chunksize = nbytes;
         } else if self.chunksize > 0 && nbytes != self.chunksize {
@@ -680,6 +704,7 @@ impl SuperChunk {
         let chunk = &chunk[..cbytes as usize];
         self.check_chunk_kind(chunk, self.nchunks() > 1, Error::ChunkUpdate)?;
         let is_last = n + 1 == self.nchunks();
+        self.check_fixed_size(nbytes, None, is_last, Error::ChunkUpdate)?;
         if self.chunksize == -1 {
             self.chunksize = nbytes;
         } else if self.chunksize > 0 && nbytes != self.chunksize && !(is_last && nbytes < self.chunksize) {

@@ -716,3 +716,50 @@ fn masked_delta_reads_without_the_first_block() {
     decompress_blocks_in(&h, 0, &needed, 262144, true, &mut sink).unwrap();
     assert!(serial[131072..] == src[131072..] && serial[..131072].iter().all(|&b| b == 0), "block by block");
 }
+
+/// Under the 2.x rules every chunk has the chunk size except a smaller last one, so the
+/// frame keeps the 2.x format (version 2, no variable-chunk flag); 3.x accepts the same
+/// requests and switches to variable chunks.
+#[test]
+fn generation_v2_keeps_fixed_chunk_sizes() {
+    let full = data(1000, 1);
+    let small = data(300, 2);
+    let big = data(1200, 3);
+    for contiguous in [false, true] {
+        let (mut c, d) = params(4);
+        c.generation = Generation::V2;
+        let spec = StorageSpec { contiguous, urlpath: None };
+        let mut s = SuperChunk::new(c.clone(), d.clone(), &spec).unwrap();
+        assert_eq!(s.append_buffer(&full).unwrap(), 1);
+        assert_eq!(s.append_buffer(&big), Err(Error::ChunkAppend), "larger chunk");
+        assert_eq!(s.append_buffer(&small).unwrap(), 2, "a smaller last chunk is fine");
+        assert_eq!(s.append_buffer(&small), Err(Error::ChunkAppend), "nothing after a small chunk");
+        assert_eq!(s.append_buffer(&full), Err(Error::ChunkAppend), "nothing after a small chunk");
+        assert_eq!(s.nchunks(), 2, "refusals leave the chunks alone");
+        assert_eq!(s.nbytes(), (full.len() + small.len()) as i64);
+        let chunk_of = |s: &mut SuperChunk, src: &[u8]| {
+            let mut out = vec![0u8; src.len() + 64];
+            let n = s.compressor().compress(src, &mut out).unwrap();
+            out.truncate(n);
+            out
+        };
+        let small_chunk = chunk_of(&mut s, &small);
+        let full_chunk = chunk_of(&mut s, &full);
+        assert_eq!(s.insert_chunk(0, &small_chunk), Err(Error::ChunkInsert));
+        assert_eq!(s.update_chunk(0, &small_chunk), Err(Error::ChunkUpdate));
+        assert_eq!(s.insert_chunk(0, &full_chunk).unwrap(), 3);
+        assert_eq!(s.update_chunk(2, &small_chunk).unwrap(), 3, "the last may be smaller");
+        assert_eq!(s.chunksize(), full.len() as i32);
+        let frame = s.to_buffer().unwrap().into_owned();
+        let h = FrameHeader::parse(&frame).unwrap();
+        assert_eq!(h.version(), crate::frame::header::FRAME_FORMAT_RC1);
+        assert!(!h.variable_chunks());
+
+        // The same requests under 3.x rules are accepted (variable chunks).
+        let (c3, _) = params(4);
+        let mut s3 = SuperChunk::new(c3, d, &spec).unwrap();
+        s3.append_buffer(&full).unwrap();
+        assert_eq!(s3.append_buffer(&big).unwrap(), 2);
+        assert_eq!(s3.chunksize(), 0);
+    }
+}

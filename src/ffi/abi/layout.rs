@@ -57,6 +57,7 @@ mod lp64 {
     check_layout!(blosc2_metalayer, size 24, align 8;
         name @ 0, content @ 8, content_len @ 16,
     );
+    #[cfg(not(feature = "abi2"))]
     check_layout!(blosc2_schunk, size 65840, align 8;
         version @ 0, compcode @ 1, compcode_meta @ 2, clevel @ 3, splitmode @ 4, typesize @ 8,
         blocksize @ 12, chunksize @ 16, flags2 @ 20, use_dict @ 21, filters @ 22, filters_meta @ 28,
@@ -64,6 +65,16 @@ mod lp64 {
         storage @ 88, frame @ 96, cctx @ 104, dctx @ 112, metalayers @ 120, nmetalayers @ 248,
         vlmetalayers @ 256, nvlmetalayers @ 65792, tuner_params @ 65800, tuner_id @ 65808,
         ndim @ 65812, blockshape @ 65816, view @ 65824, change_tick @ 65832,
+    );
+    // The 2.x face (c-blosc2 2.23.1's blosc2.h): no flags2/use_dict/change_tick.
+    #[cfg(feature = "abi2")]
+    check_layout!(blosc2_schunk, size 65824, align 8;
+        version @ 0, compcode @ 1, compcode_meta @ 2, clevel @ 3, splitmode @ 4, typesize @ 8,
+        blocksize @ 12, chunksize @ 16, filters @ 20, filters_meta @ 26,
+        nchunks @ 32, current_nchunk @ 40, nbytes @ 48, cbytes @ 56, data @ 64, data_len @ 72,
+        storage @ 80, frame @ 88, cctx @ 96, dctx @ 104, metalayers @ 112, nmetalayers @ 240,
+        vlmetalayers @ 248, nvlmetalayers @ 65784, tuner_params @ 65792, tuner_id @ 65800,
+        ndim @ 65804, blockshape @ 65808, view @ 65816,
     );
     check_layout!(blosc2_codec, size 40, align 8;
         compcode @ 0, compname @ 8, complib @ 16, version @ 17, encoder @ 24, decoder @ 32,

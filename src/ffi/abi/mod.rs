@@ -28,6 +28,7 @@
 
 pub mod b2nd;
 pub mod consts;
+pub mod edition;
 pub mod registry;
 pub mod stdio;
 pub mod types;

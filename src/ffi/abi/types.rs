@@ -372,9 +372,11 @@ pub struct blosc2_schunk {
     pub blocksize: i32,
     /// Size of each chunk (0 while unknown, -1 if chunks differ).
     pub chunksize: i32,
-    /// Second blosc2 flags byte of the chunks.
+    /// Second blosc2 flags byte of the chunks (3.x only: absent from the 2.x face's layout).
+    #[cfg(not(feature = "abi2"))]
     pub flags2: u8,
-    /// Whether chunks use a dictionary.
+    /// Whether chunks use a dictionary (3.x only).
+    #[cfg(not(feature = "abi2"))]
     pub use_dict: u8,
     /// Filter pipeline.
     pub filters: [u8; BLOSC2_MAX_FILTERS],
@@ -418,7 +420,8 @@ pub struct blosc2_schunk {
     pub blockshape: *mut i64,
     /// Whether this is a view that does not own its data.
     pub view: bool,
-    /// Incremented on every change, so views can tell they are stale.
+    /// Incremented on every change, so views can tell they are stale (3.x only).
+    #[cfg(not(feature = "abi2"))]
     pub change_tick: i64,
 }
 

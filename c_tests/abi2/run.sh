@@ -46,6 +46,23 @@ fi
 soname=$(readelf -d "$ours/libblosc2.so.7" | sed -n 's/.*SONAME.*\[\(.*\)\]/\1/p')
 [ "$soname" = libblosc2.so.7 ] || { echo "FAIL SONAME $soname"; fail=1; }
 
+# layout: what src/ffi/abi/layout.rs checks at compile time for the 2.x face is what 2.23.1's
+# headers say (every field of blosc2_schunk; the other structs are the same as 3.3's)
+cc -I"$ref/include" "$here/layout.c" -o "$work/layout" -L"$ref/lib" -l:libblosc2.so.7 && LD_LIBRARY_PATH="$ref/lib" "$work/layout" > "$work/layout-h.txt"
+python3 - "$top/src/ffi/abi/layout.rs" > "$work/layout-rs.txt" <<'PY'
+import re, sys
+t = open(sys.argv[1]).read()
+m = re.search(r'feature = "abi2"\)\]\s*check_layout!\(blosc2_schunk, size (\d+), align \d+;(.*?)\);', t, re.S)
+print("size", m.group(1))
+for f, off in re.findall(r"(\w+) @ (\d+)", m.group(2)):
+    print(f, "@", off)
+PY
+if diff "$work/layout-h.txt" "$work/layout-rs.txt" > "$work/layout.diff"; then
+  echo "layout: blosc2_schunk, $(wc -l < "$work/layout-h.txt") size and offsets as in 2.23.1's blosc2.h"
+else
+  echo "FAIL layout (< 2.23.1's headers, > layout.rs):"; cat "$work/layout.diff"; fail=1
+fi
+
 # 2 and 3. the differential driver, built against 2.23.1's headers
 cc -O1 -Wall -I"$ref/include" "$here/interop2.c" -o "$work/interop2" -L"$ref/lib" -l:libblosc2.so.7 -lm
 run() {  # LIB MODE DIR (ABI2_PRELOAD: an LD_PRELOAD for our runs only, the negative control)

@@ -3,7 +3,7 @@
 # is `make deb`, a few minutes):
 #   - debian/libblosc2-9.symbols lists exactly the exported functions (the ABI list and the
 #     built library), debian/libblosc1-rs.symbols exactly blosc1/blosc.map and the built
-#     libblosc.so.1;
+#     libblosc.so.1, debian/libblosc2-7.symbols exactly abi2/libblosc2.map and libblosc2.so.7;
 #   - package names follow the SONAMEs; the 1.x runtime provides/replaces libblosc1;
 #   - every file `make install` installs belongs to exactly one package's .install list,
 #     and every list entry matches something;
@@ -14,7 +14,7 @@ cd "$top"
 fail=0
 bad() { echo "FAIL: $*"; fail=1; }
 rel=target/release
-test -e $rel/libblosc2.so.9 && test -e $rel/libblosc.so.1 || { echo "build first (make build)"; exit 1; }
+test -e $rel/libblosc2.so.9 && test -e $rel/libblosc2.so.7 && test -e $rel/libblosc.so.1 || { echo "build first (make build)"; exit 1; }
 
 syms() { sed -n 's/^ \([A-Za-z0-9_]*\)@Base .*/\1/p' "$1" | sort; }
 exports() { nm -D --defined-only "$1" | awk '$2=="T"{print $3}' | sort; }
@@ -22,6 +22,9 @@ diff <(syms debian/libblosc2-9.symbols) <(sort ../shared/abi/exported-symbols.tx
 diff <(syms debian/libblosc2-9.symbols) <(exports $rel/libblosc2.so.9) || bad "libblosc2-9.symbols vs libblosc2.so.9"
 diff <(syms debian/libblosc1-rs.symbols) <(sed -n 's/^ *\(blosc_[a-z_]*\);/\1/p' blosc1/blosc.map | sort) || bad "libblosc1-rs.symbols vs blosc1/blosc.map"
 diff <(syms debian/libblosc1-rs.symbols) <(exports $rel/libblosc.so.1) || bad "libblosc1-rs.symbols vs libblosc.so.1"
+diff <(syms debian/libblosc2-7.symbols) <(sed -n 's/^ *\([a-z0-9_]*\);/\1/p' abi2/libblosc2.map | sort) || bad "libblosc2-7.symbols vs abi2/libblosc2.map"
+diff <(syms debian/libblosc2-7.symbols) <(exports $rel/libblosc2.so.7) || bad "libblosc2-7.symbols vs libblosc2.so.7"
+head -1 debian/libblosc2-7.symbols | grep -qx 'libblosc2.so.7 libblosc2-7 #MINVER#' || bad "libblosc2-7.symbols header"
 head -1 debian/libblosc2-9.symbols | grep -qx 'libblosc2.so.9 libblosc2-9 #MINVER#' || bad "libblosc2-9.symbols header"
 head -1 debian/libblosc1-rs.symbols | grep -qx 'libblosc.so.1 libblosc1-rs #MINVER#' || bad "libblosc1-rs.symbols header"
 
@@ -29,6 +32,8 @@ soname() { objdump -p "$1" | sed -n 's/^ *SONAME *//p'; }
 pkgname() { echo "$1" | sed -r 's/([0-9])\.so\./\1-/; s/\.so(\.|$)//; y/_/-/'; }
 [ "$(pkgname "$(soname $rel/libblosc2.so.9)")" = libblosc2-9 ] || bad "SONAME of libblosc2 vs package libblosc2-9"
 grep -qx 'Package: libblosc2-9' debian/control || bad "no libblosc2-9 package"
+[ "$(pkgname "$(soname $rel/libblosc2.so.7)")" = libblosc2-7 ] || bad "SONAME of the 2.x face vs package libblosc2-7"
+grep -qx 'Package: libblosc2-7' debian/control || bad "no libblosc2-7 package"
 [ "$(pkgname "$(soname $rel/libblosc.so.1)")" = libblosc1 ] || bad "SONAME of libblosc.so.1"
 ctl() { awk -v p="$1" -v f="$2" '/^Package: /{cur=$2} cur==p && index($0, f": ")==1 {sub(f": ", ""); print}' debian/control; }
 [ "$(ctl libblosc1-rs Provides)" = "libblosc1 (= 1.21.3)" ] || bad "libblosc1-rs Provides"

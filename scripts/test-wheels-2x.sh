@@ -57,7 +57,7 @@ nb=$(wc -l < "$work/bindings.txt")
 nsym=$(sed -n 's/.*symbol `\([a-z0-9_]*\).*/\1/p' "$work/bindings.txt" | sort -u | wc -l)
 other=$(grep -v " to $ours " "$work/bindings.txt" | grep -v " to $(readlink -f "$ours") " | wc -l)
 if [ "$nb" -gt 0 ] && [ "$other" -eq 0 ]; then
-  say "bindings: $nb bindings of $nsym blosc2/b2nd functions from tables, imagecodecs and blosc2 extension modules, all to our libblosc2.so.7"
+  say "bindings: $nb bindings of $nsym 2.23 API functions from the wheels' modules (tables, imagecodecs, blosc2 dirs), all to our libblosc2.so.7"
 else
   say "FAIL bindings: $nb bindings, $other not to our library"; grep -v " to $ours " "$work/bindings.txt" | head -5; fail=1
 fi

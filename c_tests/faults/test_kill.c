@@ -8,7 +8,7 @@
    carries its tag) or fail with an error code: never other bytes. Counts how often the
    frame does not reopen and how often chunks reported committed are missing (not promised:
    README, "Reliability"). Prints "kill: N passed, M failed".
-   usage: test_kill DIR [RUNS] [SEED] */
+   usage: test_kill DIR [RUNS] [SEED] [append]  (append: the writer only appends) */
 #define _GNU_SOURCE
 #include <signal.h>
 #include <stdio.h>
@@ -35,6 +35,8 @@ static int tag_of(const int32_t *b) {
    update), -tag replaced or deleted. */
 static void report(int fd, int event) { if (write(fd, &event, sizeof event) != sizeof event) _exit(3); }
 
+static int append_only;
+
 static void writer(const char *path, int sparse, int fd) {
   int32_t buf[ITEMS];
   blosc2_init();
@@ -60,6 +62,7 @@ static void writer(const char *path, int sparse, int fd) {
     if (blosc2_schunk_append_buffer(sc, buf, sizeof buf) < 0) _exit(4);
     live[nlive++] = next;
     report(fd, next++);
+    if (append_only) continue;
     if (step % 5 == 4 && nlive > 2) {
       /* update the middle chunk */
       int at = nlive / 2;
@@ -101,6 +104,7 @@ int main(int argc, char **argv) {
   const char *dir = argc > 1 ? argv[1] : ".";
   int runs = argc > 2 ? atoi(argv[2]) : 100;
   unsigned seed = argc > 3 ? (unsigned)atoi(argv[3]) : 12345;
+  append_only = argc > 4 && strcmp(argv[4], "append") == 0;
   srand(seed);
   blosc2_init();
   int pass = 0, fail = 0;
@@ -146,6 +150,11 @@ int main(int argc, char **argv) {
       blosc2_schunk *sc = blosc2_schunk_open(path);
       if (!sc) {
         unopenable++;
+        if (getenv("KILL_KEEP")) {
+          char cmd[9000];
+          snprintf(cmd, sizeof cmd, "cp -r %s %s.bad%d", path, path, r);
+          if (system(cmd) != 0) printf("could not keep %s\n", path);
+        }
       } else {
         for (int64_t c = 0; c < sc->nchunks; c++) {
           int32_t back[ITEMS + 16];

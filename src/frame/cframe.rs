@@ -77,7 +77,116 @@ struct Parsed {
     len: i64,
 }
 
+/// Read a frame; a contiguous frame whose header is stale (its writer stopped between the
+/// tail and the header of a change, see [`Frame::commit_with_index`]) is read as the tail
+/// describes it (see [`recover_stale_header`]).
 fn parse_frame(store: &mut dyn Storage, base: u64, kind: &FrameKind) -> Result<Parsed> {
+    match parse_stored(store, base, kind) {
+        Ok(p) => Ok(p),
+        Err(e) => recover_stale_header(store, base, kind).map_err(|_| e),
+    }
+}
+
+/// How many chunks a stale header may miss: an append or an insert adds one.
+const RECOVERY_MAX_NEW_CHUNKS: usize = 4;
+
+/// A frame whose writer was stopped after writing the new tail of a change (new chunk, index
+/// and trailer; then the storage cut to the new end; for a sparse frame, its index file's
+/// index and trailer after the new chunk file) but before writing the header: the header's counters still describe the frame before the change, while the
+/// tail is complete. Rebuild the counters from the tail: the trailer ends the storage, the
+/// index chunk ends where the trailer starts, and between the payload end the stale header
+/// records and the index lie the chunks it does not count (at most
+/// [`RECOVERY_MAX_NEW_CHUNKS`]). Everything found is validated as in [`parse_stored`];
+/// anything else is an error, so a damaged frame is never read as more than its bytes say.
+fn recover_stale_header(store: &mut dyn Storage, base: u64, kind: &FrameKind) -> Result<Parsed> {
+    let sparse_dir = match kind {
+        FrameKind::Sparse { dir } => Some(dir.clone()),
+        FrameKind::Contiguous { .. } => None,
+    };
+    let end = i64::try_from(store.len()?.checked_sub(base).ok_or(Error::ReadBuffer)?).map_err(|_| Error::InvalidHeader)?;
+    if end < (HEADER_MINLEN + TRAILER_MINLEN) as i64 {
+        return Err(Error::ReadBuffer);
+    }
+    let fixed = store.read_vec(base, HEADER_MINLEN)?;
+    let (header_len, _) = FrameHeader::peek_lengths(&fixed)?;
+    if header_len as i64 > end {
+        return Err(Error::InvalidHeader);
+    }
+    let mut header = FrameHeader::parse(&store.read_vec(base, header_len as usize)?)?;
+    let want_type = if sparse_dir.is_some() { FrameType::Sparse } else { FrameType::Contiguous };
+    if header.frame_type != want_type || header.cbytes < 0 {
+        return Err(Error::InvalidHeader);
+    }
+    let tail = store.read_vec(base + end as u64 - TRAILER_MINLEN as u64, TRAILER_MINLEN)?;
+    let trailer_len = FrameTrailer::len_from_end(&tail, end)? as i64;
+    let trailer_pos = end - trailer_len;
+    let trailer = FrameTrailer::parse(&store.read_vec(base + trailer_pos as u64, trailer_len as usize)?)?;
+    // A sparse frame's index file has no payload: its index follows the header.
+    let stale_payload = if sparse_dir.is_some() { 0 } else { header.cbytes };
+    let mut q = (header_len as i64).checked_add(stale_payload).ok_or(Error::InvalidHeader)?;
+    for _ in 0..=RECOVERY_MAX_NEW_CHUNKS {
+        if q < header_len as i64 || q + EXTENDED_HEADER_LENGTH as i64 > trailer_pos {
+            break;
+        }
+        let head = store.read_vec(base + q as u64, EXTENDED_HEADER_LENGTH)?;
+        let h = ChunkHeader::read_min(&head)?;
+        let cb = h.cbytes as i64;
+        if cb < EXTENDED_HEADER_LENGTH as i64 {
+            break;
+        }
+        if q + cb != trailer_pos {
+            q += cb;
+            continue;
+        }
+        // The chunk at q is the index.
+        if h.nbytes <= 0 || h.nbytes % 8 != 0 {
+            break;
+        }
+        let nchunks = (h.nbytes / 8) as usize;
+        offsets::index_nbytes(nchunks as i64)?;
+        let index = store.read_vec(base + q as u64, cb as usize)?;
+        let offsets = offsets::decode_index(&index, nchunks, MAX_INDEX_RATIO)?;
+        let payload_len = q - header_len as i64;
+        let mut nbytes = 0i64;
+        let mut cbytes = 0i64;
+        for n in 0..nchunks {
+            let entry = offsets.get(n).ok_or(Error::InvalidHeader)?;
+            nbytes += match ChunkLocation::decode(entry)? {
+                ChunkLocation::Stored(id) if sparse_dir.is_some() => {
+                    let dir = sparse_dir.as_deref().expect("sparse");
+                    let ch = sframe::read_chunk_part(&*fs_opener(), dir, id, 0, EXTENDED_HEADER_LENGTH)?;
+                    let h = ChunkHeader::read_min(&ch)?;
+                    cbytes += h.cbytes as i64;
+                    h.nbytes as i64
+                }
+                ChunkLocation::Stored(off) => {
+                    if off < 0 || off > payload_len - EXTENDED_HEADER_LENGTH as i64 {
+                        return Err(Error::InvalidHeader);
+                    }
+                    let ch = store.read_vec(base + header_len as u64 + off as u64, EXTENDED_HEADER_LENGTH)?;
+                    ChunkHeader::read_min(&ch)?.nbytes as i64
+                }
+                // An unstored special chunk has the chunk size (a smaller last one cannot be
+                // told from the index alone).
+                ChunkLocation::Special(_) if header.chunksize > 0 && n + 1 < nchunks => header.chunksize as i64,
+                ChunkLocation::Special(_) => return Err(Error::InvalidHeader),
+            };
+        }
+        if header.chunksize > 0 {
+            let cs = header.chunksize as i64;
+            if nbytes / cs + i64::from(nbytes % cs != 0) != nchunks as i64 {
+                return Err(Error::InvalidHeader);
+            }
+        }
+        header.cbytes = if sparse_dir.is_some() { cbytes } else { payload_len };
+        header.nbytes = nbytes;
+        header.frame_len = end;
+        return Ok(Parsed { header, trailer, offsets, payload_len, has_index: true, len: end });
+    }
+    Err(Error::InvalidHeader)
+}
+
+fn parse_stored(store: &mut dyn Storage, base: u64, kind: &FrameKind) -> Result<Parsed> {
     let avail = store.len()?.checked_sub(base).ok_or(Error::ReadBuffer)?;
     if avail < (HEADER_MINLEN + TRAILER_MINLEN) as u64 {
         return Err(Error::ReadBuffer);
@@ -555,9 +664,29 @@ impl Frame {
             return Err(Error::InvalidIndex);
         }
         offsets::index_nbytes(self.offsets.len() as i64 + 1)?;
-        let entry = self.store_new(chunk)?;
+        // A stored chunk of a contiguous frame goes out with the new index and trailer (see
+        // `commit_with`), so that a writer stopped half-way leaves a frame that still reads.
+        let with_tail = !self.deferred && !self.is_sparse() && offsets::storable_special(chunk).is_none();
+        let entry = if with_tail {
+            let (_, cbytes) = chunk_sizes(chunk)?;
+            let off = self.payload_len;
+            self.payload_len += cbytes as i64;
+            off
+        } else {
+            self.store_new(chunk)?
+        };
         self.offsets.entries_mut().insert(n, entry);
         self.has_index = true;
+        if with_tail {
+            let (_, cbytes) = chunk_sizes(chunk)?;
+            let r = self.commit_with(None, Some(&chunk[..cbytes as usize]));
+            if r.is_err() {
+                // Not stored: the frame keeps describing the chunks it had.
+                self.offsets.entries_mut().remove(n);
+                self.payload_len -= cbytes as i64;
+            }
+            return r;
+        }
         self.commit()
     }
 
@@ -680,7 +809,24 @@ impl Frame {
     }
 
     fn commit_with_index(&mut self, index: Option<Vec<u8>>) -> Result<()> {
+        self.commit_with(index, None)
+    }
+
+    /// Write the frame's current state. `new_chunk`: the bytes of a chunk just added at the
+    /// end of the payload (its space already counted in `payload_len`), not written yet.
+    ///
+    /// The order keeps a frame readable whenever its writer stops (killed, or a failed
+    /// write): the tail (new chunk, index, trailer) first, the storage cut to the new end,
+    /// and the header last. Until the header is written the frame reads as before the change
+    /// when the new chunk is at least as long as the old index and trailer (then the new
+    /// index and trailer go beyond the old frame's end first, and the chunk over the old
+    /// tail next); otherwise chunk, index and trailer go out in one write. A frame whose
+    /// header is then stale reads as its tail describes it (`recover_stale_header`). Only a
+    /// header that changes length (adding a metalayer moves the payload) and the rewrites
+    /// of a contiguous update are not covered.
+    fn commit_with(&mut self, index: Option<Vec<u8>>, new_chunk: Option<&[u8]>) -> Result<()> {
         let old_hlen = self.header.header_len;
+        let old_len = self.len;
         if !self.is_sparse() {
             self.header.cbytes = self.payload_len;
         }
@@ -695,19 +841,41 @@ impl Frame {
         let len = hlen as i64 + self.payload_len + index.len() as i64 + tbytes.len() as i64;
         self.header.frame_len = len;
         hbytes[POS_FRAME_LEN..POS_FRAME_LEN + 8].copy_from_slice(&(len as u64).to_be_bytes());
-        if old_hlen != 0 && old_hlen != hlen && self.payload_len > 0 {
-            let payload = self.store.read_vec(self.base + old_hlen as u64, self.payload_len as usize)?;
-            self.store.write_at(self.base + hlen as u64, &payload)?;
+        let new_cb = new_chunk.map_or(0, |c| c.len() as u64);
+        let index_pos = self.base + hlen as u64 + self.payload_len as u64;
+        let end = index_pos + index.len() as u64 + tbytes.len() as u64;
+        let mut tail = index;
+        tail.extend_from_slice(&tbytes);
+        if old_hlen != 0 && old_hlen != hlen {
+            // The header changes length: move the payload (not crash-safe), then as before.
+            let old_payload = (self.payload_len as u64).saturating_sub(new_cb);
+            if old_payload > 0 {
+                let payload = self.store.read_vec(self.base + old_hlen as u64, old_payload as usize)?;
+                self.store.write_at(self.base + hlen as u64, &payload)?;
+            }
+            if let Some(c) = new_chunk {
+                self.store.write_at(index_pos - new_cb, c)?;
+            }
+            self.store.write_at(index_pos, &tail)?;
+        } else if let Some(c) = new_chunk {
+            let chunk_pos = index_pos - new_cb;
+            if old_len > 0 && index_pos >= self.base + old_len as u64 {
+                // The new tail lies past the old frame's end: write it first.
+                self.store.write_at(index_pos, &tail)?;
+                self.store.write_at(chunk_pos, c)?;
+            } else {
+                let mut all = Vec::with_capacity(c.len() + tail.len());
+                all.extend_from_slice(c);
+                all.extend_from_slice(&tail);
+                self.store.write_at(chunk_pos, &all)?;
+            }
+        } else {
+            self.store.write_at(index_pos, &tail)?;
+        }
+        if self.store.len()? != end {
+            self.store.truncate(end)?;
         }
         self.store.write_at(self.base, &hbytes)?;
-        let mut pos = self.base + hlen as u64 + self.payload_len as u64;
-        self.store.write_at(pos, &index)?;
-        pos += index.len() as u64;
-        self.store.write_at(pos, &tbytes)?;
-        pos += tbytes.len() as u64;
-        if self.store.len()? != pos {
-            self.store.truncate(pos)?;
-        }
         self.store.sync()?;
         self.len = len;
         debug_assert!(tbytes.len() >= TRAILER_LEN_OFFSET);

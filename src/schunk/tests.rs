@@ -763,3 +763,45 @@ fn generation_v2_keeps_fixed_chunk_sizes() {
         assert_eq!(s3.chunksize(), 0);
     }
 }
+
+/// A writer stopped between the tail and the header of an append leaves a stale header; the
+/// frame then reads as its tail describes it (the appended chunk included), and a frame
+/// whose new tail went past the old end before the chunk was written reads as before.
+#[test]
+fn stale_header_after_an_interrupted_append_reads_the_tail() {
+    let (c, d) = params(4);
+    let spec = StorageSpec { contiguous: true, urlpath: None };
+    let mut s = SuperChunk::new(c, d, &spec).unwrap();
+    let chunks: Vec<Vec<u8>> = (0..4).map(|k| data(3000, k)).collect();
+    for ch in &chunks[..3] {
+        s.append_buffer(ch).unwrap();
+    }
+    let before = s.to_buffer().unwrap().into_owned();
+    s.append_buffer(&chunks[3]).unwrap();
+    let after = s.to_buffer().unwrap().into_owned();
+    let hlen = FrameHeader::parse(&after).unwrap().header_len as usize;
+    // The new tail and the cut, but the old header.
+    let mut stale = after.clone();
+    stale[..hlen].copy_from_slice(&before[..hlen]);
+    let mut r = SuperChunk::from_buffer_copy(&stale).unwrap();
+    assert_eq!(r.nchunks(), 4);
+    assert_eq!(r.nbytes(), 4 * 12000);
+    for (k, want) in chunks.iter().enumerate() {
+        let mut out = vec![0u8; want.len()];
+        assert_eq!(r.decompress_chunk(k as i64, &mut out).unwrap(), want.len());
+        assert!(&out == want, "chunk {k}");
+    }
+    // The old frame with the new tail written past its end (the chunk not yet): reads as
+    // the old frame.
+    let new_index_at = hlen + FrameHeader::parse(&after).unwrap().cbytes as usize;
+    assert!(new_index_at >= before.len(), "this chunk is longer than the old index and trailer");
+    let mut early = before.clone();
+    early.resize(after.len(), 0);
+    early[new_index_at..].copy_from_slice(&after[new_index_at..]);
+    let r = SuperChunk::from_buffer_copy(&early).unwrap();
+    assert_eq!(r.nchunks(), 3);
+    assert_eq!(r.nbytes(), 3 * 12000);
+    // A damaged tail is not "recovered" into anything: the stale header with a cut tail fails.
+    let cut = &stale[..stale.len() - 10];
+    assert!(SuperChunk::from_buffer_copy(cut).is_err());
+}

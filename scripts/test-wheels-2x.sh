@@ -81,9 +81,6 @@ done
 say "cross files: imagecodecs buffers byte-identical between the libraries: $same of $total"
 
 # 3 and 4. the packages' own tests
-summary() {  # unittest or pytest log -> one line
-  grep -E "^(Ran [0-9]+ tests|OK|FAILED|[0-9]+ (passed|failed))|^=+ .*(passed|failed)" "$1" | tr '\n' ' '
-}
 for lib in bundled ours; do
   pre=; [ $lib = ours ] && pre="$ours"
   LD_PRELOAD="$pre" "$py" -m pytest -q -p no:cacheprovider "$sdist/tests/test_imagecodecs.py" \

@@ -667,27 +667,24 @@ impl Frame {
         // A stored chunk of a contiguous frame goes out with the new index and trailer (see
         // `commit_with`), so that a writer stopped half-way leaves a frame that still reads.
         let with_tail = !self.deferred && !self.is_sparse() && offsets::storable_special(chunk).is_none();
-        let entry = if with_tail {
-            let (_, cbytes) = chunk_sizes(chunk)?;
-            let off = self.payload_len;
-            self.payload_len += cbytes as i64;
-            off
-        } else {
-            self.store_new(chunk)?
-        };
-        self.offsets.entries_mut().insert(n, entry);
-        self.has_index = true;
-        if with_tail {
-            let (_, cbytes) = chunk_sizes(chunk)?;
-            let r = self.commit_with(None, Some(&chunk[..cbytes as usize]));
-            if r.is_err() {
-                // Not stored: the frame keeps describing the chunks it had.
-                self.offsets.entries_mut().remove(n);
-                self.payload_len -= cbytes as i64;
-            }
-            return r;
+        if !with_tail {
+            let entry = self.store_new(chunk)?;
+            self.offsets.entries_mut().insert(n, entry);
+            self.has_index = true;
+            return self.commit();
         }
-        self.commit()
+        let (_, cbytes) = chunk_sizes(chunk)?;
+        let off = self.payload_len;
+        self.payload_len += cbytes as i64;
+        self.offsets.entries_mut().insert(n, off);
+        self.has_index = true;
+        let r = self.commit_with(None, Some(&chunk[..cbytes as usize]));
+        if r.is_err() {
+            // Not stored: the frame keeps describing the chunks it had.
+            self.offsets.entries_mut().remove(n);
+            self.payload_len -= cbytes as i64;
+        }
+        r
     }
 
     /// Replace chunk `n`. In a contiguous frame a stored chunk is rewritten in place and the

@@ -294,7 +294,7 @@ BLOSC_EXPORT int b2nd_open(const char *urlpath, struct b2nd_array_t **array);
 BLOSC_EXPORT int b2nd_open_offset(const char *urlpath, struct b2nd_array_t **array, int64_t offset);
 
 /**
- * Re-read the array's geometry if another handle changed it.
+ * Re-read the array's geometry if another handle changed it: 1 when it did, 0 when current.
  *
  * # Safety
  * `array` live.

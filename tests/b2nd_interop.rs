@@ -229,3 +229,52 @@ fn frames_cross_read_both_ways() {
         }
     }
 }
+
+/// The Rust API ([`blosc2::b2nd::Array`]) against the reference: same frame bytes for the
+/// same array and writes, and each side opens the other's files.
+#[test]
+fn rust_api_matches_the_reference() {
+    use blosc2::b2nd::{Array, ArraySpec};
+    let Some(r) = reference() else { return };
+    let mut rng = Rng::new(11);
+    for k in 0..30 {
+        let c = Case::random(&mut rng);
+        let src = data(c.nbytes(), k + 100);
+        let nd = c.shape.len() as i8;
+        let mut cp = c.cparams();
+        let st = blosc2_storage { cparams: &mut cp, ..BLOSC2_STORAGE_DEFAULTS };
+        let spec = ArraySpec::new(&c.shape, &c.chunk, &c.block, c.typesize);
+        let mut a = Array::from_buffer(&spec, &src).unwrap();
+        let (start, stop, ws) = c.window();
+        let buf = data(ws.iter().product::<i64>() as usize * c.typesize as usize, 99);
+        a.set_slice(&start, &stop, &buf).unwrap();
+        unsafe {
+            let rctx = (r.create_ctx)(&st, nd, c.shape.as_ptr(), c.chunk.as_ptr(), c.block.as_ptr(), std::ptr::null(), 0, std::ptr::null(), 0);
+            let mut theirs: Arr = null_mut();
+            assert_eq!((r.from_cbuffer)(rctx, &mut theirs, src.as_ptr() as *const c_void, src.len() as i64), 0);
+            let n = buf.len() as i64;
+            assert_eq!((r.set_slice)(buf.as_ptr() as *const c_void, ws.as_ptr(), n, start.as_ptr(), stop.as_ptr(), theirs), 0);
+            let refs = ref_read(&r, theirs, &c);
+            assert_eq!(a.to_vec().unwrap(), refs.0, "items, case {k}");
+            assert_eq!(a.slice(&start, &stop).unwrap(), refs.1, "window, case {k}");
+            let frame = a.to_frame().unwrap();
+            assert_eq!(frame, refs.2, "frame bytes, case {k}");
+
+            let dir = TempDir::new(&format!("b2nd_rust_api_{k}"));
+            let ours_path = dir.0.join("ours.b2nd");
+            a.save(&ours_path).unwrap();
+            let p1 = CString::new(ours_path.to_str().unwrap()).unwrap();
+            let mut opened: Arr = null_mut();
+            assert_eq!((r.open)(p1.as_ptr(), &mut opened), 0, "reference opens our file, case {k}");
+            assert_eq!(ref_read(&r, opened, &c).0, refs.0, "reference reads our file, case {k}");
+            (r.free)(opened);
+            let p2 = CString::new(dir.0.join("ref.b2nd").to_str().unwrap()).unwrap();
+            assert_eq!((r.save)(theirs, p2.as_ptr()), 0);
+            let mut back = Array::open(&dir.0.join("ref.b2nd")).unwrap();
+            assert_eq!(back.shape(), &c.shape[..]);
+            assert_eq!(back.to_vec().unwrap(), refs.0, "we read the reference's file, case {k}");
+            (r.free)(theirs);
+            (r.free_ctx)(rctx);
+        }
+    }
+}

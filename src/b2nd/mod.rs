@@ -8,11 +8,19 @@
 //! exposes, [`meta`] the "b2nd" metalayer, [`copy`] strided copies between n-dim buffers and
 //! [`slice`] reading and writing hyper-rectangles through any [`slice::ChunkIo`].
 
+pub mod array;
 pub mod copy;
+pub mod layout;
 pub mod meta;
+pub mod ops;
 pub mod ortho;
 pub mod resize;
 pub mod slice;
+pub mod store;
+
+pub use array::{Array, ArraySpec};
+pub use layout::Layout;
+pub use ops::Fill;
 
 use crate::error::{Error, Result};
 

@@ -1,11 +1,12 @@
 //! N-dimensional arrays (`b2nd_*`): the C face of [`crate::b2nd`].
 //!
 //! An array is a `calloc`ed `b2nd_array_t` (C reads its fields) over a super-chunk of this
-//! library, driven through the super-chunk's own C entry points so that chunks, metalayers and
-//! frames go exactly the way `blosc2_schunk_*` writes them. Contexts are opaque Rust boxes.
-//! Live contexts and arrays are kept in side tables, so a stale or foreign pointer is an
-//! error code instead of a crash. The geometry is re-derived (and validated) from the public
-//! fields on every call.
+//! library. Every operation is [`crate::b2nd::ops`]'s, run on a [`Layout`] converted from
+//! the public fields (re-derived and validated on every call, as C code may have changed
+//! them) and on the super-chunk's handle, locked for each short step. This file converts
+//! arguments, keeps the side tables of live contexts and arrays (so a stale or foreign
+//! pointer is an error code instead of a crash) and writes the results back into the
+//! public struct. Contexts are opaque Rust boxes.
 
 use std::collections::HashSet;
 use std::ffi::CString;
@@ -15,14 +16,16 @@ use libc::{c_char, c_int, c_void};
 
 use super::abi::*;
 use super::boundary::{cstr, guard, slice, slice_mut, PANIC_CODE};
-use super::chunk::blosc2_chunk_repeatval;
-use super::context::blosc2_compress_ctx;
-use super::meta::{blosc2_meta_add, blosc2_meta_update, blosc2_vlmeta_add};
-use super::schunk::*;
-use crate::b2nd::slice::ChunkIo;
-use crate::b2nd::{meta, slice as nd, Geometry, MAX_DIM};
-use crate::chunk::header::MAX_OVERHEAD;
+use super::schunk::{
+    append_file_impl, copy_impl, free_schunk, from_buffer_impl, malloc_copy, new_impl, open_impl, released, to_buffer_impl,
+    with_handle, Released,
+};
+use crate::b2nd::ops::{self, Buffer, Fill};
+use crate::b2nd::{meta, Geometry, Layout, MAX_DIM};
+use crate::chunk::Special;
 use crate::error::{Error, Result};
+use crate::b2nd::layout::stored_meta;
+use crate::schunk::{Holder, Own};
 
 // ----- live pointers -----
 
@@ -247,142 +250,6 @@ pub unsafe extern "C" fn b2nd_free_ctx(ctx: *mut b2nd_context_t) -> c_int {
     })
 }
 
-// ----- the super-chunk behind an array -----
-
-/// Chunk access through the super-chunk's C entry points.
-struct ScIo {
-    sc: *mut blosc2_schunk,
-    /// Whether this operation has looked for other handles' changes to the frame already:
-    /// chunks read after the first one do not look again.
-    fresh: bool,
-    /// The super-chunk's decompression threads, once asked.
-    threads: Option<i16>,
-}
-
-impl ScIo {
-    fn new(sc: *mut blosc2_schunk) -> ScIo {
-        ScIo { sc, fresh: false, threads: None }
-    }
-
-    fn on_disk(&self) -> bool {
-        // SAFETY: sc live (checked by the callers).
-        unsafe { (*self.sc).storage.as_ref() }.is_some_and(|s| !s.urlpath.is_null())
-    }
-
-    /// `current_nchunk` as the reference leaves it: set by reads that decompress the chunk
-    /// (more than a quarter of its bytes wanted on disk, a sixteenth in memory), not by
-    /// reads of a few blocks.
-    fn note_read(&self, n: i64, needed: &[bool]) {
-        let count = needed.iter().filter(|&&b| b).count();
-        let frac = if self.on_disk() { 4 } else { 16 };
-        if count * frac > needed.len() {
-            set_current_nchunk(self.sc, n);
-        }
-    }
-}
-
-impl ChunkIo for ScIo {
-    fn read_chunk(&mut self, n: i64, dest: &mut [u8]) -> Result<()> {
-        let len = i32::try_from(dest.len()).map_err(|_| Error::InvalidParam)?;
-        // SAFETY: dest writable for len bytes; sc checked live by the caller (and re-checked
-        // by the callee).
-        let rc = unsafe { blosc2_schunk_decompress_chunk(self.sc, n, dest.as_mut_ptr() as *mut c_void, len) };
-        if rc < 0 {
-            return Err(Error::Failure);
-        }
-        Ok(())
-    }
-
-    /// Decompress only the needed blocks (the super-chunk's decompressor skips masked
-    /// blocks, on its threads); falls back to the whole chunk when that fails, so errors
-    /// are the whole chunk's.
-    fn read_blocks(&mut self, n: i64, needed: &[bool], dest: &mut [u8]) -> Result<()> {
-        let r = released(self.sc).and_then(|h| crate::schunk::decompress_masked_in(&h, n, needed, !self.fresh, dest));
-        match r {
-            Ok(_) => {
-                self.fresh = true;
-                self.note_read(n, needed);
-                Ok(())
-            }
-            Err(_) => self.read_chunk(n, dest),
-        }
-    }
-
-    /// Serially, block by block, unless several threads would do a large read sooner (the
-    /// caller then goes through `read_blocks`). A failure falls back to that path too, so
-    /// errors are reported as they always were.
-    fn for_blocks(
-        &mut self,
-        n: i64,
-        needed: &[bool],
-        chunk_bytes: usize,
-        sink: &mut dyn FnMut(usize, &[u8]) -> Result<()>,
-    ) -> Result<bool> {
-        if self.threads.is_none() {
-            self.threads = with_handle(self.sc, |h| h.sc.decompressor().params.nthreads);
-        }
-        let Some(threads) = self.threads else { return Ok(false) };
-        if threads > 1 {
-            let count = needed.iter().filter(|&&b| b).count();
-            let block = chunk_bytes / needed.len().max(1);
-            if count * block >= crate::chunk::decompress::PARALLEL_MIN_BYTES {
-                return Ok(false);
-            }
-        }
-        let max_nbytes = chunk_bytes;
-        let r = released(self.sc)
-            .and_then(|h| crate::schunk::decompress_blocks_in(&h, n, needed, max_nbytes, !self.fresh, sink));
-        if r.is_err() {
-            return Ok(false);
-        }
-        self.fresh = true;
-        self.note_read(n, needed);
-        Ok(true)
-    }
-
-    fn write_chunk(&mut self, n: i64, data: &[u8]) -> Result<()> {
-        let len = i32::try_from(data.len()).map_err(|_| Error::InvalidParam)?;
-        let mut out = vec![0u8; data.len() + MAX_OVERHEAD];
-        // SAFETY: sc live; its cctx is the super-chunk's compression context.
-        let cctx = unsafe { (*self.sc).cctx };
-        // SAFETY: data readable for len bytes, out writable for len + MAX_OVERHEAD.
-        let rc = unsafe {
-            blosc2_compress_ctx(cctx, data.as_ptr() as *const c_void, len, out.as_mut_ptr() as *mut c_void, out.len() as i32)
-        };
-        if rc <= 0 {
-            return Err(Error::Failure);
-        }
-        // SAFETY: out holds a complete chunk; copied by the callee.
-        if unsafe { blosc2_schunk_update_chunk(self.sc, n, out.as_mut_ptr(), true) } < 0 {
-            return Err(Error::Failure);
-        }
-        Ok(())
-    }
-}
-
-fn sc_live(sc: *mut blosc2_schunk) -> bool {
-    with_handle(sc, |_| ()).is_some()
-}
-
-/// # Safety
-/// `sc` live.
-unsafe fn typesize_of(sc: *mut blosc2_schunk) -> Result<i32> {
-    // SAFETY: live public struct.
-    let t = unsafe { (*sc).typesize };
-    if t <= 0 {
-        return Err(Error::InvalidParam);
-    }
-    Ok(t)
-}
-
-fn meta_of(sc: *mut blosc2_schunk) -> Result<Vec<u8>> {
-    with_handle(sc, |h| {
-        h.sc.meta_get("b2nd").or_else(|_| h.sc.meta_get("caterva")).map(<[u8]>::to_vec)
-    })
-    .ok_or(Error::NullPointer)?
-    .map_err(|_| Error::MetalayerNotFound)
-}
-
 // ----- arrays -----
 
 /// # Safety
@@ -406,21 +273,34 @@ fn geometry_of(a: &b2nd_array_t) -> Result<Geometry> {
     Geometry::new(&a.shape[..n], &a.chunkshape[..n], &a.blockshape[..n])
 }
 
-/// The array's geometry and live super-chunk (with its typesize).
-///
-/// # Safety
-/// `a` a live array.
-unsafe fn parts(a: &b2nd_array_t) -> Result<(Geometry, *mut blosc2_schunk, i32)> {
-    let g = geometry_of(a)?;
-    if !sc_live(a.sc) {
-        return Err(Error::NullPointer);
+/// The array's dtype (NULL for arrays of dtype-less "caterva" metalayers).
+fn dtype_of(a: &b2nd_array_t) -> Option<Vec<u8>> {
+    if a.dtype.is_null() {
+        return None;
     }
-    // SAFETY: checked live.
-    let ts = unsafe { typesize_of(a.sc) }?;
-    Ok((g, a.sc, ts))
+    // SAFETY: our arrays keep a NUL-terminated malloc'ed dtype.
+    Some(unsafe { std::ffi::CStr::from_ptr(a.dtype) }.to_bytes().to_vec())
 }
 
-fn fill_fields(a: &mut b2nd_array_t, g: &Geometry) {
+/// The public fields as a [`Layout`].
+fn layout_of(a: &b2nd_array_t) -> Result<Layout> {
+    let mut l = Layout::new(geometry_of(a)?, dtype_of(a), a.dtype_format);
+    l.last_tick = a.last_tick;
+    l.view = is_view(a);
+    Ok(l)
+}
+
+/// The array's layout and its super-chunk's handle (`BLOSC2_ERROR_NULL_POINTER` when the
+/// super-chunk is gone).
+fn parts(a: &b2nd_array_t) -> Result<(Layout, Released)> {
+    let l = layout_of(a)?;
+    let h = released(a.sc)?;
+    Ok((l, h))
+}
+
+/// Write what an operation changed back into the public fields.
+fn store_back(a: &mut b2nd_array_t, l: &Layout) {
+    let g = &l.geometry;
     a.ndim = g.ndim as i8;
     a.shape = g.shape;
     a.chunkshape = g.chunkshape;
@@ -438,13 +318,23 @@ fn fill_fields(a: &mut b2nd_array_t, g: &Geometry) {
     a.item_block_strides = g.item_block_strides;
     a.block_chunk_strides = g.block_chunk_strides;
     a.chunk_array_strides = g.chunk_array_strides;
+    a.last_tick = l.last_tick;
 }
 
-/// A new public array struct over `sc` (NULL allowed), registered as live.
-fn new_array(g: &Geometry, sc: *mut blosc2_schunk, dtype: Option<&[u8]>, dtype_format: i8) -> Result<*mut b2nd_array_t> {
-    let dt = match dtype {
+/// Run `f` on the array's layout and super-chunk, then publish the layout's changes (also
+/// those made before a failure: chunks already moved stay moved, as in the reference).
+fn on_array<R>(a: &mut b2nd_array_t, f: impl FnOnce(&Released, &mut Layout) -> Result<R>) -> Result<R> {
+    let (mut l, h) = parts(a)?;
+    let r = f(&h, &mut l);
+    store_back(a, &l);
+    r
+}
+
+/// A new public array struct of `l` over `sc` (NULL allowed), registered as live.
+fn new_array(l: &Layout, sc: *mut blosc2_schunk) -> Result<*mut b2nd_array_t> {
+    let dt = match &l.dtype {
         Some(d) => {
-            let mut v = d.to_vec();
+            let mut v = d.clone();
             v.push(0);
             malloc_copy(&v)? as *mut c_char
         }
@@ -459,14 +349,12 @@ fn new_array(g: &Geometry, sc: *mut blosc2_schunk, dtype: Option<&[u8]>, dtype_f
     }
     // SAFETY: p freshly allocated and zeroed.
     let a = unsafe { &mut *p };
-    fill_fields(a, g);
+    store_back(a, l);
     a.sc = sc;
     a.dtype = dt;
-    a.dtype_format = dtype_format;
+    a.dtype_format = l.dtype_format;
     a.chunk_cache = chunk_cache_s { data: std::ptr::null_mut(), nchunk: -1 };
-    if !sc.is_null() {
-        a.last_tick = schunk_tick(sc);
-    }
+    a.last_tick = with_handle(sc, |h| h.sc.change_tick()).unwrap_or(0);
     remember(p as usize);
     Ok(p)
 }
@@ -480,7 +368,7 @@ fn drop_array(p: *mut b2nd_array_t, with_sc: bool) {
     // SAFETY: p was live: our calloc'ed struct with a malloc'ed dtype.
     unsafe {
         if with_sc && !(*p).sc.is_null() {
-            blosc2_schunk_free((*p).sc);
+            free_schunk((*p).sc);
         }
         libc::free((*p).dtype as *mut c_void);
         libc::free(p as *mut c_void);
@@ -506,92 +394,18 @@ unsafe fn hand_array(out: *mut *mut b2nd_array_t, r: Result<*mut b2nd_array_t>) 
     }
 }
 
-/// What array creation fills the chunks with.
-#[derive(Clone, Copy, PartialEq)]
-enum Fill {
-    Special(c_int),
-    Value(*const c_void),
-}
-
-fn new_filled(ctx: &mut Context, fill: Fill) -> Result<*mut b2nd_array_t> {
-    let g = ctx.geometry()?;
+/// A new array as `ctx` describes it, its chunks filled as `fill` says.
+fn new_filled(ctx: &mut Context, fill: &Fill) -> Result<*mut b2nd_array_t> {
+    let mut l = Layout::new(ctx.geometry()?, Some(ctx.dtype.clone()), ctx.dtype_format);
     let mut st = ctx.storage();
-    // SAFETY: st points into ctx, valid for the call.
-    let sc = unsafe { blosc2_schunk_new(&mut st) };
-    if sc.is_null() {
-        return Err(Error::Failure);
-    }
-    let r = (|| {
-        // SAFETY: sc live.
-        let ts = unsafe { typesize_of(sc) }?;
-        let chunk_bytes = g.chunk_nbytes(ts)?;
-        with_handle(sc, |h| h.sc.set_chunksize(chunk_bytes));
-        let smeta = meta::encode(g.shape(), g.chunkshape(), g.blockshape(), &ctx.dtype, ctx.dtype_format)?;
-        let name = c"b2nd";
-        // SAFETY: sc live; name a C string; smeta readable.
-        if unsafe { blosc2_meta_add(sc, name.as_ptr(), smeta.as_ptr() as *mut u8, smeta.len() as i32) } < 0 {
-            return Err(Error::Failure);
-        }
-        for (n, c) in &ctx.metalayers {
-            // SAFETY: as above.
-            if unsafe { blosc2_meta_add(sc, n.as_ptr(), c.as_ptr() as *mut u8, c.len() as i32) } < 0 {
-                return Err(Error::Failure);
-            }
-        }
-        if g.nitems != 0 {
-            let nitems = g.nchunks() * g.extchunknitems;
-            let special = match fill {
-                Fill::Special(s) => s,
-                Fill::Value(_) => BLOSC2_SPECIAL_ZERO,
-            };
-            // SAFETY: sc live.
-            if unsafe { blosc2_schunk_fill_special(sc, nitems, special, chunk_bytes) } < 0 {
-                return Err(Error::Failure);
-            }
-            if let Fill::Value(v) = fill {
-                fill_value(sc, ts, chunk_bytes, v)?;
-            }
-        }
-        new_array(&g, sc, Some(&ctx.dtype), ctx.dtype_format)
-    })();
+    let sc = new_impl(&mut st).map_err(|_| Error::Failure)?;
+    let extra: Vec<(String, Vec<u8>)> =
+        ctx.metalayers.iter().map(|(n, c)| (n.to_string_lossy().into_owned(), c.clone())).collect();
+    let r = released(sc).and_then(|h| ops::create(&h, &mut l, &extra, fill)).and_then(|()| new_array(&l, sc));
     if r.is_err() {
-        // SAFETY: sc live and ours.
-        unsafe { blosc2_schunk_free(sc) };
+        free_schunk(sc);
     }
     r
-}
-
-/// Replace every chunk by a run-length chunk of `value` (as `b2nd_full` does).
-fn fill_value(sc: *mut blosc2_schunk, ts: i32, chunk_bytes: i32, value: *const c_void) -> Result<()> {
-    if value.is_null() {
-        return Err(Error::NullPointer);
-    }
-    let mut cp: *mut blosc2_cparams = std::ptr::null_mut();
-    // SAFETY: sc live; cp writable.
-    if unsafe { blosc2_schunk_get_cparams(sc, &mut cp) } != 0 || cp.is_null() {
-        return Err(Error::Failure);
-    }
-    // SAFETY: allocated by the call above.
-    let params = unsafe { *cp };
-    // SAFETY: as above.
-    unsafe { libc::free(cp as *mut c_void) };
-    let mut chunk = vec![0u8; MAX_OVERHEAD + ts as usize];
-    // SAFETY: chunk writable for its length; value readable for typesize bytes per contract.
-    let rc = unsafe {
-        blosc2_chunk_repeatval(params, chunk_bytes, chunk.as_mut_ptr() as *mut c_void, chunk.len() as i32, value)
-    };
-    if rc < 0 {
-        return Err(Error::Failure);
-    }
-    // SAFETY: sc live.
-    let nchunks = unsafe { (*sc).nchunks };
-    for i in 0..nchunks {
-        // SAFETY: chunk is a complete chunk; copied by the callee.
-        if unsafe { blosc2_schunk_update_chunk(sc, i, chunk.as_mut_ptr(), true) } < 0 {
-            return Err(Error::Failure);
-        }
-    }
-    Ok(())
 }
 
 /// # Safety
@@ -602,7 +416,7 @@ unsafe fn create(ctx: *mut b2nd_context_t, array: *mut *mut b2nd_array_t, fill: 
             return Error::NullPointer.code();
         }
         // SAFETY: per contract.
-        let r = unsafe { ctx_of(ctx) }.and_then(|c| new_filled(c, fill));
+        let r = unsafe { ctx_of(ctx) }.and_then(|c| new_filled(c, &fill));
         // SAFETY: array writable.
         unsafe { hand_array(array, r) }
     })
@@ -615,7 +429,7 @@ unsafe fn create(ctx: *mut b2nd_context_t, array: *mut *mut b2nd_array_t, fill: 
 #[no_mangle]
 pub unsafe extern "C" fn b2nd_uninit(ctx: *mut b2nd_context_t, array: *mut *mut b2nd_array_t) -> c_int {
     // SAFETY: forwarded.
-    unsafe { create(ctx, array, Fill::Special(BLOSC2_SPECIAL_UNINIT)) }
+    unsafe { create(ctx, array, Fill::Special(Special::Uninit)) }
 }
 
 /// An array of zeros (the reference fills "empty" arrays with zeros too).
@@ -625,7 +439,7 @@ pub unsafe extern "C" fn b2nd_uninit(ctx: *mut b2nd_context_t, array: *mut *mut 
 #[no_mangle]
 pub unsafe extern "C" fn b2nd_empty(ctx: *mut b2nd_context_t, array: *mut *mut b2nd_array_t) -> c_int {
     // SAFETY: forwarded.
-    unsafe { create(ctx, array, Fill::Special(BLOSC2_SPECIAL_ZERO)) }
+    unsafe { create(ctx, array, Fill::Special(Special::Zero)) }
 }
 
 /// An array of zeros.
@@ -635,7 +449,7 @@ pub unsafe extern "C" fn b2nd_empty(ctx: *mut b2nd_context_t, array: *mut *mut b
 #[no_mangle]
 pub unsafe extern "C" fn b2nd_zeros(ctx: *mut b2nd_context_t, array: *mut *mut b2nd_array_t) -> c_int {
     // SAFETY: forwarded.
-    unsafe { create(ctx, array, Fill::Special(BLOSC2_SPECIAL_ZERO)) }
+    unsafe { create(ctx, array, Fill::Special(Special::Zero)) }
 }
 
 /// An array of NaNs (float32 or float64 items only).
@@ -655,7 +469,7 @@ pub unsafe extern "C" fn b2nd_nans(ctx: *mut b2nd_context_t, array: *mut *mut b2
                 c.geometry()?;
                 return Err(Error::Data);
             }
-            new_filled(c, Fill::Special(BLOSC2_SPECIAL_NAN))
+            new_filled(c, &Fill::Special(Special::Nan))
         });
         // SAFETY: writable per contract.
         unsafe { hand_array(array, r) }
@@ -668,8 +482,23 @@ pub unsafe extern "C" fn b2nd_nans(ctx: *mut b2nd_context_t, array: *mut *mut b2
 /// As `b2nd_uninit`; `fill_value` readable for typesize bytes.
 #[no_mangle]
 pub unsafe extern "C" fn b2nd_full(ctx: *mut b2nd_context_t, array: *mut *mut b2nd_array_t, fill_value: *const c_void) -> c_int {
-    // SAFETY: forwarded.
-    unsafe { create(ctx, array, Fill::Value(fill_value)) }
+    guard(PANIC_CODE, || {
+        if array.is_null() {
+            return Error::NullPointer.code();
+        }
+        // SAFETY: per contract.
+        let r = unsafe { ctx_of(ctx) }.and_then(|c| {
+            c.geometry()?;
+            if fill_value.is_null() {
+                return Err(Error::NullPointer);
+            }
+            // SAFETY: readable for typesize bytes per contract.
+            let v = unsafe { slice(fill_value as *const u8, c.cparams.typesize.max(0) as usize) }.to_vec();
+            new_filled(c, &Fill::Value(v))
+        });
+        // SAFETY: writable per contract.
+        unsafe { hand_array(array, r) }
+    })
 }
 
 /// Free an array and its super-chunk.
@@ -692,17 +521,9 @@ pub unsafe extern "C" fn b2nd_free(array: *mut b2nd_array_t) -> c_int {
 
 /// Build an array struct over an existing super-chunk (which the array then owns).
 fn from_schunk(sc: *mut blosc2_schunk) -> Result<*mut b2nd_array_t> {
-    if sc.is_null() || !sc_live(sc) {
-        return Err(Error::NullPointer);
-    }
-    let smeta = meta_of(sc)?;
-    let (m, _) = meta::decode(&smeta)?;
-    let g = Geometry::new(&m.shape, &m.chunkshape, &m.blockshape)?;
-    let (dtype, fmt) = match &m.dtype {
-        Some((f, d)) => (Some(d.as_slice()), *f),
-        None => (None, 0),
-    };
-    new_array(&g, sc, dtype, fmt)
+    let h = released(sc)?;
+    let l = Layout::read(&h)?;
+    new_array(&l, sc)
 }
 
 /// View a super-chunk with a "b2nd" (or "caterva") metalayer as an array.
@@ -720,21 +541,14 @@ pub unsafe extern "C" fn b2nd_from_schunk(schunk: *mut blosc2_schunk, array: *mu
     })
 }
 
-/// Open/build a super-chunk and make an array of it, freeing the super-chunk on failure.
+/// Make an array of a super-chunk just opened or built, freeing the super-chunk on failure.
 ///
 /// # Safety
 /// `array` writable.
-unsafe fn adopt(sc: *mut blosc2_schunk, array: *mut *mut b2nd_array_t) -> c_int {
-    if sc.is_null() {
-        // SAFETY: writable per contract.
-        unsafe { *array = std::ptr::null_mut() };
-        return Error::NullPointer.code();
-    }
-    let r = from_schunk(sc);
-    if r.is_err() {
-        // SAFETY: sc live, ours.
-        unsafe { blosc2_schunk_free(sc) };
-    }
+unsafe fn adopt(sc: Result<*mut blosc2_schunk>, array: *mut *mut b2nd_array_t) -> c_int {
+    let r = sc.and_then(|sc| from_schunk(sc).inspect_err(|_| {
+        free_schunk(sc);
+    }));
     // SAFETY: as above.
     unsafe { hand_array(array, r) }
 }
@@ -758,7 +572,8 @@ pub unsafe extern "C" fn b2nd_to_cframe(
                 return Err(Error::NullPointer);
             }
             if is_view(a) {
-                let v = view_frame(a)?;
+                let (l, h) = parts(a)?;
+                let v = ops::view_frame(&h, &l)?;
                 // SAFETY: out-pointers writable per contract.
                 unsafe {
                     *cframe = malloc_copy(&v)?;
@@ -767,8 +582,8 @@ pub unsafe extern "C" fn b2nd_to_cframe(
                 }
                 return Ok(0);
             }
-            // SAFETY: sc checked by the callee; out-pointers writable.
-            let n = unsafe { blosc2_schunk_to_buffer(a.sc, cframe, needs_free) };
+            // SAFETY: out-pointers writable.
+            let n = unsafe { to_buffer_impl(a.sc, cframe, needs_free) }.unwrap_or_else(|e| e.code() as i64);
             // SAFETY: writable.
             unsafe { *cframe_len = n };
             if n <= 0 {
@@ -789,13 +604,7 @@ pub unsafe extern "C" fn b2nd_from_cframe(cframe: *mut u8, cframe_len: i64, copy
         if cframe.is_null() || array.is_null() {
             return Error::NullPointer.code();
         }
-        // SAFETY: forwarded.
-        let sc = unsafe { blosc2_schunk_from_buffer(cframe, cframe_len, copy) };
-        if sc.is_null() {
-            // SAFETY: writable.
-            unsafe { *array = std::ptr::null_mut() };
-            return Error::Failure.code();
-        }
+        let sc = from_buffer_impl(cframe, cframe_len, copy).map_err(|_| Error::Failure);
         // SAFETY: writable.
         unsafe { adopt(sc, array) }
     })
@@ -811,8 +620,7 @@ pub unsafe extern "C" fn b2nd_open(urlpath: *const c_char, array: *mut *mut b2nd
         if urlpath.is_null() || array.is_null() {
             return Error::NullPointer.code();
         }
-        // SAFETY: forwarded.
-        let sc = unsafe { blosc2_schunk_open(urlpath) };
+        let sc = open_impl(urlpath, 0).map_err(|_| Error::NullPointer);
         // SAFETY: writable.
         unsafe { adopt(sc, array) }
     })
@@ -828,59 +636,25 @@ pub unsafe extern "C" fn b2nd_open_offset(urlpath: *const c_char, array: *mut *m
         if urlpath.is_null() || array.is_null() {
             return Error::NullPointer.code();
         }
-        // SAFETY: forwarded.
-        let sc = unsafe { blosc2_schunk_open_offset(urlpath, offset) };
+        let sc = open_impl(urlpath, offset).map_err(|_| Error::NullPointer);
         // SAFETY: writable.
         unsafe { adopt(sc, array) }
     })
 }
 
-/// Follow another handle's change of the array's shape: 1 when the geometry was re-read,
-/// 0 when current.
-fn refresh(a: &mut b2nd_array_t) -> Result<c_int> {
-    refresh_checked(a).map(|(changed, _)| changed)
-}
-
-/// [`refresh`], also saying whether the frame was found current and readable just now, so
-/// that the chunks the same call reads need not look again (`false` when in doubt: a view,
-/// or a frame file cut short, whose first chunk read then fails as it always did).
-fn refresh_checked(a: &mut b2nd_array_t) -> Result<(c_int, bool)> {
-    if a.sc.is_null() || !sc_live(a.sc) {
-        return Err(Error::NullPointer);
-    }
-    if is_view(a) {
-        // A view's geometry is its own; the metalayer describes the viewed array.
-        return Ok((0, false));
-    }
-    // SAFETY: live.
-    if unsafe { (*a.sc).frame }.is_null() {
-        return Ok((0, true));
-    }
-    let fresh = with(a.sc, |h| h.sc.refresh_status()).map_err(|_| Error::Failure)?.1;
-    let tick = schunk_tick(a.sc);
-    if tick == a.last_tick {
-        return Ok((0, fresh));
-    }
-    let Ok(smeta) = meta_of(a.sc) else { return Ok((0, fresh)) };
-    let (m, _) = meta::decode(&smeta)?;
-    let n = a.ndim as usize;
-    if m.shape.len() != n || m.chunkshape[..] != a.chunkshape[..n] || m.blockshape[..] != a.blockshape[..n] {
-        return Err(Error::Data);
-    }
-    let g = Geometry::new(&m.shape, &m.chunkshape, &m.blockshape)?;
-    fill_fields(a, &g);
-    a.last_tick = tick;
-    Ok((1, fresh))
-}
-
-/// Re-read the array's geometry if another handle changed it.
+/// Re-read the array's geometry if another handle changed it: 1 when it did, 0 when current.
 ///
 /// # Safety
 /// `array` live.
 #[no_mangle]
 pub unsafe extern "C" fn b2nd_refresh(array: *mut b2nd_array_t) -> c_int {
-    // SAFETY: per contract.
-    guard(PANIC_CODE, || code(unsafe { array_of(array) }.and_then(refresh)))
+    guard(PANIC_CODE, || {
+        code((|| {
+            // SAFETY: per contract.
+            let a = unsafe { array_of(array) }?;
+            on_array(a, |h, l| ops::refresh(h, l)).map(|(changed, _)| changed as c_int)
+        })())
+    })
 }
 
 fn dims<'a>(p: *const i64, n: usize) -> Result<&'a [i64]> {
@@ -891,19 +665,9 @@ fn dims<'a>(p: *const i64, n: usize) -> Result<&'a [i64]> {
     Ok(unsafe { std::slice::from_raw_parts(p, n) })
 }
 
-/// What both slice directions check and read first: the live array (refreshed), its
-/// geometry, super-chunk and typesize, and `start`/`stop`/`buffershape` as slices.
-struct SliceArgs<'a> {
-    g: Geometry,
-    sc: *mut blosc2_schunk,
-    ts: i32,
-    start: &'a [i64],
-    stop: &'a [i64],
-    bshape: &'a [i64],
-    /// The frame was found current just now (see [`refresh_checked`]).
-    fresh: bool,
-}
-
+/// The arguments both slice directions take, checked: the live array, `start`, `stop` and
+/// `buffershape` as slices of its dimension count.
+///
 /// # Safety
 /// `array` NULL or live; `start`, `stop`, `buffershape` NULL or readable for ndim items.
 unsafe fn slice_args<'a>(
@@ -913,51 +677,22 @@ unsafe fn slice_args<'a>(
     stop: *const i64,
     buffershape: *const i64,
     buffersize: i64,
-) -> Result<SliceArgs<'a>> {
+) -> Result<(&'a mut b2nd_array_t, Layout, Released, bool, [&'a [i64]; 3])> {
     // SAFETY: per contract.
     let a = unsafe { array_of(array) }?;
     if buffer_is_null {
         return Err(Error::NullPointer);
     }
-    let (_, fresh) = refresh_checked(a)?;
-    // SAFETY: live.
-    let (g, sc, ts) = unsafe { parts(a) }?;
-    let n = g.ndim;
-    let (start, stop, bshape) = (dims(start, n)?, dims(stop, n)?, dims(buffershape, n)?);
+    let (mut l, h) = parts(a)?;
+    let (_, fresh) = ops::refresh(&h, &mut l)?;
+    store_back(a, &l);
+    crate::b2nd::store::typesize(&h)?;
+    let n = l.geometry.ndim;
+    let args = [dims(start, n)?, dims(stop, n)?, dims(buffershape, n)?];
     if buffersize < 0 {
         return Err(Error::InvalidParam);
     }
-    Ok(SliceArgs { g, sc, ts, start, stop, bshape, fresh })
-}
-
-/// # Safety
-/// As `b2nd_get_slice_cbuffer`.
-unsafe fn get_slice_impl(
-    array: *const b2nd_array_t,
-    start: *const i64,
-    stop: *const i64,
-    buffer: *mut c_void,
-    buffershape: *const i64,
-    buffersize: i64,
-) -> Result<c_int> {
-    // SAFETY: per contract.
-    let SliceArgs { g, sc, ts, start, stop, bshape, fresh } =
-        unsafe { slice_args(array, buffer.is_null(), start, stop, buffershape, buffersize) }?;
-    // SAFETY: buffer writable for buffersize bytes per contract.
-    let buf = unsafe { slice_mut(buffer as *mut u8, buffersize as usize) };
-    nd::check_bounds(&g, start, stop)?;
-    nd::check_buffer(ts as usize, start, stop, bshape, buf.len())?;
-    // Parts of the buffer the slice does not cover read as zeros, as the reference's (the
-    // slice's own items are all written below).
-    let dense = (0..g.ndim).all(|i| bshape[i] == stop[i] - start[i]);
-    let slice_bytes: usize = (0..g.ndim).map(|i| (stop[i] - start[i]) as usize).product::<usize>() * ts as usize;
-    if dense && slice_bytes > 0 {
-        buf[slice_bytes..].fill(0);
-    } else {
-        buf.fill(0);
-    }
-    nd::get(&g, ts as usize, &mut ScIo { fresh, ..ScIo::new(sc) }, start, stop, buf, bshape)?;
-    Ok(0)
+    Ok((a, l, h, fresh, args))
 }
 
 /// Read items `[start, stop)` into `buffer`, a dense array of `buffershape`.
@@ -974,37 +709,16 @@ pub unsafe extern "C" fn b2nd_get_slice_cbuffer(
     buffershape: *const i64,
     buffersize: i64,
 ) -> c_int {
-    // SAFETY: forwarded.
-    guard(PANIC_CODE, || code(unsafe { get_slice_impl(array, start, stop, buffer, buffershape, buffersize) }))
-}
-
-/// # Safety
-/// As `b2nd_set_slice_cbuffer`.
-unsafe fn set_slice_impl(
-    buffer: *const c_void,
-    buffershape: *const i64,
-    buffersize: i64,
-    start: *const i64,
-    stop: *const i64,
-    array: *mut b2nd_array_t,
-) -> Result<c_int> {
-    // SAFETY: per contract.
-    let SliceArgs { g, sc, ts, start, stop, bshape, .. } =
-        unsafe { slice_args(array, buffer.is_null(), start, stop, buffershape, buffersize) }?;
-    // SAFETY: buffer readable for buffersize bytes per contract.
-    let buf = unsafe { slice(buffer as *const u8, buffersize as usize) };
-    // Other handles see the whole slice at once when the frame is locked.
-    let locked = with_handle(sc, |h| h.sc.locking()).unwrap_or(false);
-    // SAFETY: live.
-    if locked && unsafe { blosc2_schunk_lock(sc) } < 0 {
-        return Err(Error::Lock);
-    }
-    let r = nd::set(&g, ts as usize, &mut ScIo::new(sc), start, stop, buf, bshape);
-    if locked {
-        // SAFETY: live.
-        unsafe { blosc2_schunk_unlock(sc) };
-    }
-    r.map(|()| 0)
+    guard(PANIC_CODE, || {
+        code((|| {
+            // SAFETY: per contract.
+            let (_, l, h, fresh, [start, stop, bshape]) =
+                unsafe { slice_args(array, buffer.is_null(), start, stop, buffershape, buffersize) }?;
+            // SAFETY: buffer writable for buffersize bytes per contract.
+            let buf = unsafe { slice_mut(buffer as *mut u8, buffersize as usize) };
+            ops::get_slice(&h, &l, start, stop, buf, bshape, fresh).map(|()| 0)
+        })())
+    })
 }
 
 /// Write `buffer` (a dense array of `buffershape`) into items `[start, stop)`.
@@ -1021,8 +735,16 @@ pub unsafe extern "C" fn b2nd_set_slice_cbuffer(
     stop: *const i64,
     array: *mut b2nd_array_t,
 ) -> c_int {
-    // SAFETY: forwarded.
-    guard(PANIC_CODE, || code(unsafe { set_slice_impl(buffer, buffershape, buffersize, start, stop, array) }))
+    guard(PANIC_CODE, || {
+        code((|| {
+            // SAFETY: per contract.
+            let (_, l, h, _, [start, stop, bshape]) =
+                unsafe { slice_args(array, buffer.is_null(), start, stop, buffershape, buffersize) }?;
+            // SAFETY: buffer readable for buffersize bytes per contract.
+            let buf = unsafe { slice(buffer as *const u8, buffersize as usize) };
+            ops::set_slice(&h, &l, start, stop, buf, bshape).map(|()| 0)
+        })())
+    })
 }
 
 /// An array filled from a C-order buffer of its shape.
@@ -1047,15 +769,21 @@ pub unsafe extern "C" fn b2nd_from_cbuffer(
             if buffersize < 0 || (buffersize as i128) < g.nitems as i128 * c.cparams.typesize as i128 {
                 return Err(Error::InvalidParam);
             }
-            let p = new_filled(c, Fill::Special(BLOSC2_SPECIAL_ZERO))?;
+            let p = new_filled(c, &Fill::Special(Special::Zero))?;
             if g.nitems == 0 {
                 return Ok(p);
             }
-            let zero = [0i64; MAX_DIM];
-            // SAFETY: p is live; buffer readable for buffersize per contract.
-            let r = unsafe { set_slice_impl(buffer, g.shape.as_ptr(), buffersize, zero.as_ptr(), g.shape.as_ptr(), p) };
+            // SAFETY: readable for buffersize bytes per contract.
+            let buf = unsafe { slice(buffer as *const u8, buffersize as usize) };
+            // SAFETY: p is live (just made).
+            let a = unsafe { &mut *p };
+            let zero = vec![0i64; g.ndim];
+            let r = on_array(a, |h, l| {
+                ops::refresh(h, l)?;
+                ops::set_slice(h, l, &zero, g.shape(), buf, g.shape())
+            });
             match r {
-                Ok(_) => Ok(p),
+                Ok(()) => Ok(p),
                 Err(e) => {
                     drop_array(p, true);
                     Err(e)
@@ -1080,20 +808,31 @@ pub unsafe extern "C" fn b2nd_to_cbuffer(array: *const b2nd_array_t, buffer: *mu
             if buffer.is_null() {
                 return Err(Error::NullPointer);
             }
-            refresh(a)?;
-            // SAFETY: live.
-            let (g, _, ts) = unsafe { parts(a) }?;
-            if (buffersize as i128) < g.nitems as i128 * ts as i128 {
-                return Err(Error::InvalidParam);
-            }
-            if g.nitems == 0 {
-                return Ok(0);
-            }
-            let zero = [0i64; MAX_DIM];
-            // SAFETY: forwarded contract.
-            unsafe { get_slice_impl(array, zero.as_ptr(), a.shape.as_ptr(), buffer, a.shape.as_ptr(), buffersize) }
+            on_array(a, |h, l| {
+                ops::refresh(h, l)?;
+                let ts = crate::b2nd::store::typesize(h)?;
+                if (buffersize as i128) < l.geometry.nitems as i128 * ts as i128 {
+                    return Err(Error::InvalidParam);
+                }
+                if l.geometry.nitems == 0 {
+                    return Ok(0);
+                }
+                let (_, fresh) = ops::refresh(h, l)?;
+                // SAFETY: writable for buffersize bytes per contract.
+                let buf = unsafe { slice_mut(buffer as *mut u8, buffersize as usize) };
+                let shape = l.geometry.shape().to_vec();
+                let zero = vec![0i64; shape.len()];
+                ops::get_slice(h, l, &zero, &shape, buf, &shape, fresh).map(|()| 0)
+            })
         })())
     })
+}
+
+/// A view's frame as a super-chunk of our own, to save or append it like an array's.
+fn view_schunk(a: &b2nd_array_t) -> Result<*mut blosc2_schunk> {
+    let (l, h) = parts(a)?;
+    let mut v = ops::view_frame(&h, &l)?;
+    from_buffer_impl(v.as_mut_ptr(), v.len() as i64, true).map_err(|_| Error::Failure)
 }
 
 /// Write the array to `urlpath` (contiguous or sparse like the array's own storage).
@@ -1109,36 +848,16 @@ pub unsafe extern "C" fn b2nd_save(array: *const b2nd_array_t, urlpath: *mut c_c
             if urlpath.is_null() {
                 return Err(Error::NullPointer);
             }
-            // SAFETY: live.
-            let (_, sc, _) = unsafe { parts(a) }?;
+            released(a.sc)?;
             // SAFETY: live public struct; storage is the super-chunk's own copy.
-            let contiguous = unsafe { (*sc).storage.as_ref() }.is_some_and(|s| s.contiguous);
-            let mut st = blosc2_storage { contiguous, urlpath, ..BLOSC2_STORAGE_DEFAULTS };
-            if is_view(a) {
-                let mut v = view_frame(a)?;
-                // SAFETY: v holds a frame; copied.
-                let tmp = unsafe { blosc2_schunk_from_buffer(v.as_mut_ptr(), v.len() as i64, true) };
-                if tmp.is_null() {
-                    return Err(Error::Failure);
-                }
-                // SAFETY: tmp live; st valid.
-                let copy = unsafe { blosc2_schunk_copy(tmp, &mut st) };
-                // SAFETY: ours.
-                unsafe { blosc2_schunk_free(tmp) };
-                if copy.is_null() {
-                    return Err(Error::Failure);
-                }
-                // SAFETY: ours.
-                unsafe { blosc2_schunk_free(copy) };
-                return Ok(0);
+            let contiguous = unsafe { (*a.sc).storage.as_ref() }.is_some_and(|s| s.contiguous);
+            let st = blosc2_storage { contiguous, urlpath, ..BLOSC2_STORAGE_DEFAULTS };
+            let (src, temporary) = if is_view(a) { (view_schunk(a)?, true) } else { (a.sc, false) };
+            let copy = copy_impl(src, &st);
+            if temporary {
+                free_schunk(src);
             }
-            // SAFETY: sc live; st valid for the call.
-            let copy = unsafe { blosc2_schunk_copy(sc, &mut st) };
-            if copy.is_null() {
-                return Err(Error::Failure);
-            }
-            // SAFETY: our copy.
-            unsafe { blosc2_schunk_free(copy) };
+            free_schunk(copy.map_err(|_| Error::Failure)?);
             Ok(0)
         })())
     })
@@ -1152,25 +871,19 @@ pub unsafe extern "C" fn b2nd_save(array: *const b2nd_array_t, urlpath: *mut c_c
 pub unsafe extern "C" fn b2nd_save_append(array: *const b2nd_array_t, urlpath: *const c_char) -> i64 {
     guard(PANIC_CODE as i64, || {
         // SAFETY: per contract.
-        match unsafe { array_of(array) } {
-            Ok(a) if is_view(a) => (|| {
-                let mut v = view_frame(a)?;
-                // SAFETY: v holds a frame; copied.
-                let tmp = unsafe { blosc2_schunk_from_buffer(v.as_mut_ptr(), v.len() as i64, true) };
-                if tmp.is_null() {
-                    return Err(Error::Failure);
-                }
-                // SAFETY: tmp live; the callee checks urlpath.
-                let off = unsafe { blosc2_schunk_append_file(tmp, urlpath) };
-                // SAFETY: ours.
-                unsafe { blosc2_schunk_free(tmp) };
-                Ok(off)
-            })()
-            .unwrap_or_else(|e| e.code() as i64),
-            // SAFETY: forwarded (the callee checks sc and urlpath).
-            Ok(a) => unsafe { blosc2_schunk_append_file(a.sc, urlpath) },
-            Err(e) => e.code() as i64,
-        }
+        let r = unsafe { array_of(array) }.and_then(|a| {
+            if is_view(a) {
+                let tmp = view_schunk(a)?;
+                // SAFETY: urlpath NULL or a C string per contract.
+                let off = unsafe { append_file_impl(tmp, urlpath) };
+                free_schunk(tmp);
+                off
+            } else {
+                // SAFETY: as above.
+                unsafe { append_file_impl(a.sc, urlpath) }
+            }
+        });
+        r.unwrap_or_else(|e| e.code() as i64)
     })
 }
 
@@ -1185,27 +898,12 @@ pub unsafe extern "C" fn b2nd_print_meta(array: *const b2nd_array_t) -> c_int {
             // SAFETY: per contract.
             let a = unsafe { array_of(array) }?;
             let smeta = if is_view(a) {
-                let g = geometry_of(a)?;
-                meta::encode(g.shape(), g.chunkshape(), g.blockshape(), &dtype_bytes(a), a.dtype_format)?
+                layout_of(a)?.encode()?
             } else {
-                meta_of(a.sc)?
+                released(a.sc)?.hold(|s| stored_meta(s))?
             };
-            let (m, _) = meta::decode(&smeta)?;
-            let join = |v: Vec<String>| v.join(", ");
-            let mut s = format!(
-                "b2nd metalayer parameters:\n Ndim:       {}\n shape:      {}\n chunkshape: {}",
-                m.shape.len(),
-                join(m.shape.iter().map(i64::to_string).collect()),
-                join(m.chunkshape.iter().map(i32::to_string).collect())
-            );
-            if let Some((_, d)) = &m.dtype {
-                s.push_str("\n dtype: ");
-                s.push_str(&String::from_utf8_lossy(d));
-            }
-            s.push_str("\n blockshape: ");
-            s.push_str(&join(m.blockshape.iter().map(i32::to_string).collect()));
-            s.push('\n');
-            let c = CString::new(s.replace('\0', "")).map_err(|_| Error::Failure)?;
+            let text = Layout::describe(&smeta)?;
+            let c = CString::new(text.replace('\0', "")).map_err(|_| Error::Failure)?;
             // SAFETY: "%s" with a C string; goes through C's stdout buffer like the caller's.
             unsafe { libc::printf(c"%s".as_ptr(), c.as_ptr()) };
             Ok(0)
@@ -1346,48 +1044,66 @@ pub unsafe extern "C" fn b2nd_copy_buffer2(
     dst_pad_shape: *const i64,
     dst_start: *const i64,
 ) -> c_int {
-    guard(PANIC_CODE, || {
-        code((|| {
-            if ndim < 0 || ndim as usize > MAX_DIM || itemsize <= 0 {
-                return Err(Error::InvalidParam);
+    // SAFETY: forwarded.
+    guard(PANIC_CODE, || code(unsafe { copy_buffer_impl(ndim, itemsize, src, src_pad_shape, src_start, src_stop, dst, dst_pad_shape, dst_start) }))
+}
+
+/// See `b2nd_copy_buffer2`.
+///
+/// # Safety
+/// As `b2nd_copy_buffer2`.
+#[allow(clippy::too_many_arguments)] // the arguments of b2nd_copy_buffer2
+unsafe fn copy_buffer_impl(
+    ndim: i8,
+    itemsize: i32,
+    src: *const c_void,
+    src_pad_shape: *const i64,
+    src_start: *const i64,
+    src_stop: *const i64,
+    dst: *mut c_void,
+    dst_pad_shape: *const i64,
+    dst_start: *const i64,
+) -> Result<c_int> {
+    (|| {
+        if ndim < 0 || ndim as usize > MAX_DIM || itemsize <= 0 {
+            return Err(Error::InvalidParam);
+        }
+        let n = ndim as usize;
+        if src.is_null() || dst.is_null() {
+            return Err(Error::NullPointer);
+        }
+        let (sp, ss, se, dp, ds) = if n == 0 {
+            (&[][..], &[][..], &[][..], &[][..], &[][..])
+        } else {
+            (dims(src_pad_shape, n)?, dims(src_start, n)?, dims(src_stop, n)?, dims(dst_pad_shape, n)?, dims(dst_start, n)?)
+        };
+        let mut shape = [0i64; MAX_DIM];
+        for i in 0..n {
+            shape[i] = se[i] - ss[i];
+            if shape[i] == 0 {
+                return Ok(0);
             }
-            let n = ndim as usize;
-            if src.is_null() || dst.is_null() {
-                return Err(Error::NullPointer);
-            }
-            let (sp, ss, se, dp, ds) = if n == 0 {
-                (&[][..], &[][..], &[][..], &[][..], &[][..])
-            } else {
-                (dims(src_pad_shape, n)?, dims(src_start, n)?, dims(src_stop, n)?, dims(dst_pad_shape, n)?, dims(dst_start, n)?)
-            };
-            let mut shape = [0i64; MAX_DIM];
-            for i in 0..n {
-                shape[i] = se[i] - ss[i];
-                if shape[i] == 0 {
-                    return Ok(0);
-                }
-            }
-            let total = |pad: &[i64]| -> Result<usize> {
-                let items = pad.iter().try_fold(1i64, |a, &d| if d < 0 { None } else { a.checked_mul(d) });
-                items
-                    .and_then(|i| usize::try_from(i).ok())
-                    .and_then(|i| i.checked_mul(itemsize as usize))
-                    .ok_or(Error::InvalidParam)
-            };
-            let (slen, dlen) = (total(sp)?, total(dp)?);
-            // SAFETY: per contract, the buffers hold their padded shapes.
-            let (s, d) = unsafe { (slice(src as *const u8, slen), slice_mut(dst as *mut u8, dlen)) };
-            crate::b2nd::copy::copy_region(
-                itemsize as usize,
-                &shape[..n],
-                s,
-                &crate::b2nd::copy::Region { pad_shape: sp, start: ss },
-                d,
-                &crate::b2nd::copy::Region { pad_shape: dp, start: ds },
-            )?;
-            Ok(0)
-        })())
-    })
+        }
+        let total = |pad: &[i64]| -> Result<usize> {
+            let items = pad.iter().try_fold(1i64, |a, &d| if d < 0 { None } else { a.checked_mul(d) });
+            items
+                .and_then(|i| usize::try_from(i).ok())
+                .and_then(|i| i.checked_mul(itemsize as usize))
+                .ok_or(Error::InvalidParam)
+        };
+        let (slen, dlen) = (total(sp)?, total(dp)?);
+        // SAFETY: per contract, the buffers hold their padded shapes.
+        let (s, d) = unsafe { (slice(src as *const u8, slen), slice_mut(dst as *mut u8, dlen)) };
+        crate::b2nd::copy::copy_region(
+            itemsize as usize,
+            &shape[..n],
+            s,
+            &crate::b2nd::copy::Region { pad_shape: sp, start: ss },
+            d,
+            &crate::b2nd::copy::Region { pad_shape: dp, start: ds },
+        )?;
+        Ok(0)
+    })()
 }
 
 /// The old signature of [`b2nd_copy_buffer2`] (8-bit item size).
@@ -1406,204 +1122,15 @@ pub unsafe extern "C" fn b2nd_copy_buffer(
     dst_pad_shape: *const i64,
     dst_start: *const i64,
 ) -> c_int {
-    // SAFETY: forwarded.
-    unsafe {
-        b2nd_copy_buffer2(ndim, itemsize as i32, src, src_pad_shape, src_start, src_stop, dst, dst_pad_shape, dst_start)
-    }
+    guard(PANIC_CODE, || {
+        // SAFETY: forwarded.
+        code(unsafe {
+            copy_buffer_impl(ndim, itemsize as i32, src, src_pad_shape, src_start, src_stop, dst, dst_pad_shape, dst_start)
+        })
+    })
 }
 
-// ----- resizing -----
-
-/// The array's dtype as stored (NULL means the default, as the reference serialises it).
-fn dtype_bytes(a: &b2nd_array_t) -> Vec<u8> {
-    if a.dtype.is_null() {
-        return B2ND_DEFAULT_DTYPE.as_bytes().to_vec();
-    }
-    // SAFETY: our arrays keep a NUL-terminated malloc'ed dtype.
-    unsafe { std::ffi::CStr::from_ptr(a.dtype) }.to_bytes().to_vec()
-}
-
-/// Write the array's current geometry into its "b2nd" metalayer.
-fn publish_meta(a: &mut b2nd_array_t, g: &Geometry) -> Result<()> {
-    let smeta = meta::encode(g.shape(), g.chunkshape(), g.blockshape(), &dtype_bytes(a), a.dtype_format)?;
-    let name = c"b2nd";
-    // SAFETY: sc live (checked by the callers); name a C string; smeta readable.
-    let rc = unsafe { blosc2_meta_update(a.sc, name.as_ptr(), smeta.as_ptr() as *mut u8, smeta.len() as i32) };
-    if rc < 0 {
-        // SAFETY: as above.
-        if unsafe { blosc2_meta_add(a.sc, name.as_ptr(), smeta.as_ptr() as *mut u8, smeta.len() as i32) } < 0 {
-            return Err(Error::Failure);
-        }
-    }
-    a.last_tick = schunk_tick(a.sc);
-    Ok(())
-}
-
-/// Items that were padding of the old edge chunks and are inside the new shape must read as
-/// zeros (the reference shows what a shrink left there). Rewrites only chunks where that
-/// padding is not zero already, so ordinary growth writes nothing.
-fn clear_exposed(sc: *mut blosc2_schunk, old: &Geometry, new: &Geometry, ts: usize) -> Result<()> {
-    let nd = new.ndim;
-    if old.nitems == 0 || (0..nd).all(|i| old.shape[i] % old.chunkshape[i].max(1) as i64 == 0) {
-        return Ok(());
-    }
-    let per_dim = new.chunks_per_dim();
-    let chunk_bytes = new.chunk_nbytes(ts as i32)? as usize;
-    let mut data = vec![0u8; chunk_bytes];
-    let mut idx = [0i64; MAX_DIM];
-    let mut io = ScIo::new(sc);
-    for n in 0..new.nchunks_grid() {
-        crate::b2nd::unravel(n, &per_dim[..nd], &mut idx[..nd]);
-        let cstart: Vec<i64> = (0..nd).map(|i| idx[i] * new.chunkshape[i] as i64).collect();
-        // Only chunks that existed before and are cut by the old shape.
-        if (0..nd).any(|i| cstart[i] >= old.shape[i]) {
-            continue;
-        }
-        if !(0..nd).any(|i| cstart[i] + (new.chunkshape[i] as i64) > old.shape[i] && new.shape[i] > old.shape[i]) {
-            continue;
-        }
-        io.read_chunk(n, &mut data)?;
-        let mut dirty = false;
-        let bper = new.blocks_per_dim();
-        let mut bidx = [0i64; MAX_DIM];
-        let mut item = [0i64; MAX_DIM];
-        let bn = new.blocknitems as i64;
-        for pos in 0..new.extchunknitems {
-            let (nb, inb) = (pos / bn, pos % bn);
-            crate::b2nd::unravel(nb, &bper[..nd], &mut bidx[..nd]);
-            crate::b2nd::unravel(inb, &new.blockshape.map(i64::from)[..nd], &mut item[..nd]);
-            let x: Vec<i64> = (0..nd).map(|i| cstart[i] + bidx[i] * new.blockshape[i] as i64 + item[i]).collect();
-            let exposed = (0..nd).all(|i| x[i] < new.shape[i]) && (0..nd).any(|i| x[i] >= old.shape[i]);
-            if exposed {
-                let b = &mut data[pos as usize * ts..(pos as usize + 1) * ts];
-                if b.iter().any(|&v| v != 0) {
-                    b.fill(0);
-                    dirty = true;
-                }
-            }
-        }
-        if dirty {
-            io.write_chunk(n, &data)?;
-        }
-    }
-    Ok(())
-}
-
-/// Shrink to `new_shape` (each <= the current), removing the band at `start` (default: the end).
-fn shrink(a: &mut b2nd_array_t, new_shape: &[i64], start: Option<&[i64]>) -> Result<()> {
-    let old = geometry_of(a)?;
-    let nd = old.ndim;
-    if (0..nd).all(|i| new_shape[i] == old.shape[i]) {
-        return Ok(());
-    }
-    let new = Geometry::new(new_shape, old.chunkshape(), old.blockshape())?;
-    fill_fields(a, &new);
-    publish_meta(a, &new)?;
-    let start = start.unwrap_or(new_shape);
-    let delta: Vec<i64> = (0..nd).map(|i| old.shape[i] - new_shape[i]).collect();
-    // SAFETY: live.
-    let nchunks = unsafe { (*a.sc).nchunks };
-    for n in crate::b2nd::resize::deleted(&old, start, &delta) {
-        if n >= nchunks {
-            continue;
-        }
-        // SAFETY: live.
-        if unsafe { blosc2_schunk_delete_chunk(a.sc, n) } < 0 {
-            return Err(Error::Failure);
-        }
-    }
-    Ok(())
-}
-
-/// Grow to `new_shape` (each >= the current), inserting zero chunks at `start` (default: the end).
-fn extend(a: &mut b2nd_array_t, new_shape: &[i64], start: Option<&[i64]>, ts: i32) -> Result<()> {
-    let old = geometry_of(a)?;
-    let nd = old.ndim;
-    if (0..nd).all(|i| new_shape[i] == old.shape[i]) {
-        return Ok(());
-    }
-    let new = Geometry::new(new_shape, old.chunkshape(), old.blockshape())?;
-    let chunk_bytes = new.chunk_nbytes(ts)?;
-    // Data first, shape last: a reader never sees a shape whose chunks are missing.
-    let start_v: Vec<i64> = start.map_or_else(|| old.shape().to_vec(), <[i64]>::to_vec);
-    let delta: Vec<i64> = (0..nd).map(|i| new_shape[i] - old.shape[i]).collect();
-    // SAFETY: live.
-    let old_nchunks = unsafe { (*a.sc).nchunks };
-    if new.nchunks_grid() != old_nchunks {
-        let mut cp: *mut blosc2_cparams = std::ptr::null_mut();
-        // SAFETY: live; cp writable.
-        if unsafe { blosc2_schunk_get_cparams(a.sc, &mut cp) } != 0 || cp.is_null() {
-            return Err(Error::Failure);
-        }
-        // SAFETY: allocated by the call above.
-        let params = unsafe { *cp };
-        // SAFETY: as above.
-        unsafe { libc::free(cp as *mut c_void) };
-        let mut zeros = vec![0u8; MAX_OVERHEAD];
-        // SAFETY: zeros writable for its length.
-        if unsafe { super::chunk::blosc2_chunk_zeros(params, chunk_bytes, zeros.as_mut_ptr() as *mut c_void, MAX_OVERHEAD as i32) } < 0 {
-            return Err(Error::Failure);
-        }
-        for n in crate::b2nd::resize::inserted(&new, &start_v, &delta) {
-            // SAFETY: live; zeros is a complete chunk, copied by the callee.
-            if unsafe { blosc2_schunk_insert_chunk(a.sc, n, zeros.as_mut_ptr(), true) } < 0 {
-                return Err(Error::Failure);
-            }
-        }
-    }
-    if start.is_none_or(|s| s == old.shape()) {
-        clear_exposed(a.sc, &old, &new, ts as usize)?;
-    }
-    fill_fields(a, &new);
-    publish_meta(a, &new)
-}
-
-fn resize(a: &mut b2nd_array_t, new_shape: &[i64], start: Option<&[i64]>) -> Result<()> {
-    if is_view(a) {
-        // A view's shape is tied to the array it views.
-        return Err(Error::InvalidParam);
-    }
-    refresh(a)?;
-    // SAFETY: live array.
-    let (g, sc, ts) = unsafe { parts(a) }?;
-    let nd = g.ndim;
-    if new_shape.len() != nd || new_shape.iter().any(|&s| s < 0) {
-        return Err(Error::InvalidParam);
-    }
-    if let Some(st) = start {
-        for i in 0..nd {
-            if st[i] < 0 || st[i] > g.shape[i] {
-                return Err(Error::InvalidParam);
-            }
-            let cs = g.chunkshape[i] as i64;
-            let grows_inside = new_shape[i] > g.shape[i] && st[i] != g.shape[i];
-            let shrinks_inside = new_shape[i] < g.shape[i] && st[i] + g.shape[i] - new_shape[i] != g.shape[i];
-            if grows_inside || shrinks_inside {
-                // Whole chunks only, unless the end of the array moves.
-                if cs == 0 || st[i] % cs != 0 || (new_shape[i] - g.shape[i]) % cs != 0 {
-                    return Err(Error::InvalidParam);
-                }
-                if shrinks_inside && st[i] + g.shape[i] - new_shape[i] > g.shape[i] {
-                    return Err(Error::InvalidParam);
-                }
-            }
-        }
-    }
-    // Everything must be representable before anything changes.
-    Geometry::new(new_shape, g.chunkshape(), g.blockshape())?.chunk_nbytes(ts)?;
-    let shrunk: Vec<i64> = (0..nd).map(|i| new_shape[i].min(g.shape[i])).collect();
-    let locked = with_handle(sc, |h| h.sc.locking()).unwrap_or(false);
-    // SAFETY: live.
-    if locked && unsafe { blosc2_schunk_lock(sc) } < 0 {
-        return Err(Error::Lock);
-    }
-    let r = shrink(a, &shrunk, start).and_then(|()| extend(a, new_shape, start, ts));
-    if locked {
-        // SAFETY: live.
-        unsafe { blosc2_schunk_unlock(sc) };
-    }
-    r
-}
+// ----- changing the shape -----
 
 /// Change the shape: grow (zeros) or shrink at the end, or at `start` by whole chunks.
 ///
@@ -1618,47 +1145,13 @@ pub unsafe extern "C" fn b2nd_resize(array: *mut b2nd_array_t, new_shape: *const
             let nd = a.ndim.clamp(0, MAX_DIM as i8) as usize;
             let ns = dims(new_shape, nd)?.to_vec();
             let st = if start.is_null() { None } else { Some(dims(start, nd)?.to_vec()) };
-            resize(a, &ns, st.as_deref()).map(|()| 0)
+            if is_view(a) {
+                // A view's shape is tied to the array it views.
+                return Err(Error::InvalidParam);
+            }
+            on_array(a, |h, l| ops::resize(h, l, &ns, st.as_deref())).map(|()| 0)
         })())
     })
-}
-
-/// Insert `buffer` (whole hyper-slabs along `axis`) at `insert_start`.
-fn insert(a: &mut b2nd_array_t, buf: &[u8], axis: i8, insert_start: i64) -> Result<()> {
-    refresh(a)?;
-    // SAFETY: live array.
-    let (g, _, ts) = unsafe { parts(a) }?;
-    let nd = g.ndim;
-    if axis < 0 || axis as usize >= nd {
-        return Err(Error::InvalidParam);
-    }
-    let ax = axis as usize;
-    if insert_start < 0 || insert_start > g.shape[ax] {
-        return Err(Error::InvalidParam);
-    }
-    let slab: i64 = (0..nd).filter(|&i| i != ax).map(|i| g.shape[i]).product::<i64>() * ts as i64;
-    if slab == 0 || buf.len() as i64 % slab != 0 {
-        return Err(Error::InvalidParam);
-    }
-    let added = buf.len() as i64 / slab;
-    let mut new_shape = g.shape().to_vec();
-    new_shape[ax] += added;
-    let mut start = vec![0i64; nd];
-    start[ax] = insert_start;
-    if insert_start == g.shape[ax] {
-        resize(a, &new_shape, None)?;
-    } else {
-        resize(a, &new_shape, Some(&start))?;
-    }
-    let mut bshape = g.shape().to_vec();
-    bshape[ax] = added;
-    let mut stop = new_shape.clone();
-    stop[ax] = insert_start + added;
-    // SAFETY: a is live; buf readable.
-    unsafe {
-        set_slice_impl(buf.as_ptr() as *const c_void, bshape.as_ptr(), buf.len() as i64, start.as_ptr(), stop.as_ptr(), a)
-    }
-    .map(|_| ())
 }
 
 /// # Safety
@@ -1672,6 +1165,12 @@ unsafe fn buf_of<'a>(buffer: *const c_void, buffersize: i64) -> Result<&'a [u8]>
     }
     // SAFETY: per contract.
     Ok(unsafe { slice(buffer as *const u8, buffersize as usize) })
+}
+
+/// An axis argument as an index (`BLOSC2_ERROR_INVALID_PARAM` when negative; the core
+/// checks the upper bound).
+fn axis_of(axis: i8) -> Result<usize> {
+    usize::try_from(axis).map_err(|_| Error::InvalidParam)
 }
 
 /// Insert items along `axis` before position `insert_start`.
@@ -1690,7 +1189,7 @@ pub unsafe extern "C" fn b2nd_insert(
         code((|| {
             // SAFETY: per contract.
             let (a, b) = unsafe { (array_of(array)?, buf_of(buffer, buffersize)?) };
-            insert(a, b, axis, insert_start).map(|()| 0)
+            on_array(a, |h, l| ops::insert(h, l, b, axis_of(axis)?, insert_start)).map(|()| 0)
         })())
     })
 }
@@ -1705,38 +1204,7 @@ pub unsafe extern "C" fn b2nd_append(array: *mut b2nd_array_t, buffer: *const c_
         code((|| {
             // SAFETY: per contract.
             let (a, b) = unsafe { (array_of(array)?, buf_of(buffer, buffersize)?) };
-            if is_view(a) {
-                return Err(Error::InvalidParam);
-            }
-            refresh(a)?;
-            // SAFETY: live.
-            let (g, sc, ts) = unsafe { parts(a) }?;
-            if axis < 0 || axis as usize >= g.ndim {
-                return Err(Error::InvalidParam);
-            }
-            // One whole chunk at the end of axis 0, laid out like the buffer (one chunk across
-            // every other axis, blocks spanning them): append it as is, as the reference
-            // does. Its own fast path also fires when other axes hold several chunks and then
-            // loses the data; those go through the general insertion here.
-            let nd = g.ndim;
-            let chunk_bytes = g.chunk_nbytes(ts)? as usize;
-            let fast = axis == 0
-                && b.len() == chunk_bytes
-                && g.shape[0] % g.chunkshape[0] as i64 == 0
-                && g.extchunknitems == g.chunknitems as i64
-                && (1..nd).all(|i| g.chunkshape[i] == g.blockshape[i] && g.shape[i] == g.chunkshape[i] as i64)
-                // SAFETY: live.
-                && unsafe { (*sc).nchunks } == g.nchunks_grid();
-            if !fast {
-                return insert(a, b, axis, g.shape[axis as usize]).map(|()| 0);
-            }
-            // SAFETY: live; b readable for its length.
-            if unsafe { blosc2_schunk_append_buffer(sc, b.as_ptr() as *const c_void, b.len() as i32) } < 0 {
-                return Err(Error::Failure);
-            }
-            let mut new_shape = g.shape().to_vec();
-            new_shape[0] += g.chunkshape[0] as i64;
-            resize(a, &new_shape, None).map(|()| 0)
+            on_array(a, |h, l| ops::append(h, l, b, axis_of(axis)?)).map(|()| 0)
         })())
     })
 }
@@ -1751,68 +1219,24 @@ pub unsafe extern "C" fn b2nd_delete(array: *mut b2nd_array_t, axis: i8, delete_
         code((|| {
             // SAFETY: per contract.
             let a = unsafe { array_of(array) }?;
-            refresh(a)?;
-            let g = geometry_of(a)?;
-            if axis < 0 || axis as usize >= g.ndim {
-                return Err(Error::InvalidParam);
-            }
-            let ax = axis as usize;
-            if delete_len < 0 || delete_start < 0 || delete_start.checked_add(delete_len).is_none_or(|e| e > g.shape[ax]) {
-                return Err(Error::InvalidParam);
-            }
-            let mut new_shape = g.shape().to_vec();
-            new_shape[ax] -= delete_len;
-            if delete_start == g.shape[ax] - delete_len {
-                resize(a, &new_shape, None)
-            } else {
-                let mut start = vec![0i64; g.ndim];
-                start[ax] = delete_start;
-                resize(a, &new_shape, Some(&start))
-            }
-            .map(|()| 0)
+            on_array(a, |h, l| ops::delete(h, l, axis_of(axis)?, delete_start, delete_len)).map(|()| 0)
         })())
     })
 }
 
-// ----- copies and views of data -----
+// ----- copies -----
 
-/// A new array of `ctx`'s chunk and block shapes holding `src[start..stop]`.
+/// A new array of `ctx`'s storage, chunking and metalayers holding `src[start..stop)`.
 fn get_slice_array(c: &mut Context, src: &mut b2nd_array_t, start: &[i64], stop: &[i64]) -> Result<*mut b2nd_array_t> {
-    refresh(src)?;
-    let sg = geometry_of(src)?;
-    nd::check_bounds(&sg, start, stop)?;
-    let nd_ = sg.ndim;
-    c.ndim = nd_;
-    for i in 0..nd_ {
-        c.shape[i] = stop[i] - start[i];
-    }
-    let p = new_filled(c, Fill::Special(BLOSC2_SPECIAL_ZERO))?;
+    let shape = on_array(src, |h, l| ops::slice_shape(h, l, start, stop))?;
+    c.ndim = shape.len();
+    c.shape[..shape.len()].copy_from_slice(&shape);
+    let p = new_filled(c, &Fill::Special(Special::Zero))?;
+    // SAFETY: p is a live array we just made.
+    let dst = unsafe { &mut *p };
     let r = (|| {
-        // SAFETY: p is a live array we just made.
-        let a = unsafe { &mut *p };
-        let g = geometry_of(a)?;
-        if g.nitems == 0 {
-            return Ok(());
-        }
-        // SAFETY: live.
-        let ts = unsafe { typesize_of(a.sc) }? as usize;
-        let per_dim = g.chunks_per_dim();
-        let mut idx = [0i64; MAX_DIM];
-        for n in 0..g.nchunks_grid() {
-            crate::b2nd::unravel(n, &per_dim[..nd_], &mut idx[..nd_]);
-            let cstart: Vec<i64> = (0..nd_).map(|i| idx[i] * g.chunkshape[i] as i64).collect();
-            let cstop: Vec<i64> = (0..nd_).map(|i| (cstart[i] + g.chunkshape[i] as i64).min(g.shape[i])).collect();
-            let cshape: Vec<i64> = (0..nd_).map(|i| cstop[i] - cstart[i]).collect();
-            let sstart: Vec<i64> = (0..nd_).map(|i| cstart[i] + start[i]).collect();
-            let sstop: Vec<i64> = (0..nd_).map(|i| cstop[i] + start[i]).collect();
-            let mut buf = vec![0u8; cshape.iter().product::<i64>() as usize * ts];
-            // SAFETY: src and a live; buf sized for the chunk's items.
-            unsafe {
-                get_slice_impl(src, sstart.as_ptr(), sstop.as_ptr(), buf.as_mut_ptr() as *mut c_void, cshape.as_ptr(), buf.len() as i64)?;
-                set_slice_impl(buf.as_ptr() as *const c_void, cshape.as_ptr(), buf.len() as i64, cstart.as_ptr(), cstop.as_ptr(), p)?;
-            }
-        }
-        Ok(())
+        let (dl, dh) = parts(dst)?;
+        on_array(src, |sh, sl| ops::copy_items(sh, sl, &dh, &dl, start))
     })();
     if let Err(e) = r {
         drop_array(p, true);
@@ -1850,36 +1274,22 @@ pub unsafe extern "C" fn b2nd_get_slice(
 }
 
 fn copy_array(c: &mut Context, src: &mut b2nd_array_t) -> Result<*mut b2nd_array_t> {
-    refresh(src)?;
-    let sg = geometry_of(src)?;
+    let sg = on_array(src, |h, l| ops::refresh(h, l).map(|_| l.geometry.clone()))?;
     let n = sg.ndim;
     c.ndim = n;
     c.shape[..n].copy_from_slice(sg.shape());
     // A view's super-chunk describes the viewed array: copy its items instead.
     let same = sg.chunkshape() == &c.chunkshape[..n] && sg.blockshape() == &c.blockshape[..n] && !is_view(src);
     if same {
-        let g = c.geometry()?;
+        let l = Layout::new(c.geometry()?, Some(c.dtype.clone()), c.dtype_format);
         let mut st = c.storage();
-        // SAFETY: src.sc checked by the callee; st points into c.
-        let sc = unsafe { blosc2_schunk_copy(src.sc, &mut st) };
-        if sc.is_null() {
-            return Err(Error::Failure);
-        }
-        return new_array(&g, sc, Some(&c.dtype), c.dtype_format).inspect_err(|_| {
-            // SAFETY: our copy.
-            unsafe { blosc2_schunk_free(sc) };
-        });
+        let sc = copy_impl(src.sc, &mut st).map_err(|_| Error::Failure)?;
+        return new_array(&l, sc).inspect_err(|_| {
+        free_schunk(sc);
+    });
     }
     // Other chunking: copy the items, then the user metalayers and vlmetalayers.
-    let (metas, vlmetas) = with_handle(src.sc, |h| {
-        let m: Vec<(String, Vec<u8>)> =
-            h.sc.metalayers().iter().filter(|m| m.name != "b2nd").map(|m| (m.name.clone(), m.content.clone())).collect();
-        let names: Vec<String> = h.sc.vlmeta_names().iter().map(|s| s.to_string()).collect();
-        let v: Result<Vec<(String, Vec<u8>)>> = names.into_iter().map(|nm| h.sc.vlmeta_get(&nm).map(|c| (nm, c))).collect();
-        (m, v)
-    })
-    .ok_or(Error::NullPointer)?;
-    let vlmetas = vlmetas?;
+    let (metas, vlmetas) = ops::user_metadata(&released(src.sc)?)?;
     let saved = std::mem::take(&mut c.metalayers);
     for (name, content) in metas {
         c.metalayers.push((CString::new(name).map_err(|_| Error::Failure)?, content));
@@ -1889,19 +1299,10 @@ fn copy_array(c: &mut Context, src: &mut b2nd_array_t) -> Result<*mut b2nd_array
     c.metalayers = saved;
     let p = r?;
     // SAFETY: p live.
-    let sc = unsafe { (*p).sc };
-    for (name, content) in vlmetas {
-        let cname = CString::new(name).map_err(|_| Error::Failure)?;
-        // Compressed with the default parameters, as the reference's copy does (its chunk
-        // headers show typesize 8, not the array's).
-        // SAFETY: sc live; content readable.
-        let rc = unsafe {
-            blosc2_vlmeta_add(sc, cname.as_ptr(), content.as_ptr() as *mut u8, content.len() as i32, std::ptr::null_mut())
-        };
-        if rc < 0 {
-            drop_array(p, true);
-            return Err(Error::Failure);
-        }
+    let added = released(unsafe { (*p).sc }).and_then(|h| ops::add_vlmetas(&h, &vlmetas));
+    if let Err(e) = added {
+        drop_array(p, true);
+        return Err(e);
     }
     Ok(p)
 }
@@ -1939,51 +1340,27 @@ pub unsafe extern "C" fn b2nd_get_sparse_cbuffer(
         code((|| {
             // SAFETY: per contract.
             let a = unsafe { array_of(array) }?;
-            refresh(a)?;
-            // SAFETY: live.
-            let (g, sc, ts) = unsafe { parts(a) }?;
-            if ncoords < 0 {
-                return Err(Error::InvalidParam);
-            }
-            if ncoords == 0 {
-                return Ok(0);
-            }
-            if coords.is_null() || buffer.is_null() {
-                return Err(Error::NullPointer);
-            }
-            if (buffersize as i128) < ncoords as i128 * ts as i128 {
-                return Err(Error::InvalidParam);
-            }
-            if g.ndim == 0 {
-                return Err(Error::InvalidParam);
-            }
-            // SAFETY: readable per contract.
-            let cs = unsafe { std::slice::from_raw_parts(coords, ncoords as usize) };
-            let nd_ = g.ndim;
-            let grid = crate::b2nd::strides_of(&g.chunks_per_dim()[..nd_]);
-            let mut storage = Vec::with_capacity(cs.len());
-            let mut x = [0i64; MAX_DIM];
-            for &c in cs {
-                if c < 0 || c >= g.nitems {
+            on_array(a, |h, l| {
+                ops::refresh(h, l)?;
+                let ts = crate::b2nd::store::typesize(h)?;
+                if ncoords < 0 {
                     return Err(Error::InvalidParam);
                 }
-                crate::b2nd::unravel(c, g.shape(), &mut x[..nd_]);
-                let (mut nchunk, mut nblock, mut item) = (0i64, 0i64, 0i64);
-                for j in 0..nd_ {
-                    let (cs_, bs) = (g.chunkshape[j] as i64, g.blockshape[j] as i64);
-                    let in_chunk = x[j] % cs_;
-                    nchunk += (x[j] / cs_) * grid[j];
-                    nblock += (in_chunk / bs) * g.block_chunk_strides[j];
-                    item += (in_chunk % bs) * g.item_block_strides[j];
+                if ncoords == 0 {
+                    return Ok(0);
                 }
-                storage.push(nchunk * g.extchunknitems + nblock * g.blocknitems as i64 + item);
-            }
-            // SAFETY: sc live; storage readable; buffer writable for ncoords * typesize.
-            let rc = unsafe { blosc2_schunk_get_sparse_buffer(sc, ncoords, storage.as_ptr(), buffer) };
-            if rc < 0 {
-                return Err(Error::Failure);
-            }
-            Ok(0)
+                if coords.is_null() || buffer.is_null() {
+                    return Err(Error::NullPointer);
+                }
+                if (buffersize as i128) < ncoords as i128 * ts as i128 {
+                    return Err(Error::InvalidParam);
+                }
+                // SAFETY: readable per contract.
+                let cs = unsafe { std::slice::from_raw_parts(coords, ncoords as usize) };
+                // SAFETY: writable for buffersize bytes per contract.
+                let out = unsafe { slice_mut(buffer as *mut u8, buffersize as usize) };
+                ops::get_sparse(h, l, cs, out).map(|()| 0)
+            })
         })())
     })
 }
@@ -2006,42 +1383,40 @@ unsafe fn orthogonal(
     if selection.is_null() || selection_size.is_null() || buffer.is_null() {
         return Err(Error::NullPointer);
     }
-    refresh(a)?;
-    // SAFETY: live.
-    let (g, sc, ts) = unsafe { parts(a) }?;
-    let n = g.ndim;
-    // SAFETY: readable for ndim entries per contract.
-    let (sels, sizes) = unsafe { (std::slice::from_raw_parts(selection, n), std::slice::from_raw_parts(selection_size, n)) };
-    let mut lists: Vec<&[i64]> = Vec::with_capacity(n);
-    for i in 0..n {
-        if sizes[i] < 0 {
+    on_array(a, |h, l| {
+        ops::refresh(h, l)?;
+        crate::b2nd::store::typesize(h)?;
+        let n = l.geometry.ndim;
+        // SAFETY: readable for ndim entries per contract.
+        let (sels, sizes) = unsafe { (std::slice::from_raw_parts(selection, n), std::slice::from_raw_parts(selection_size, n)) };
+        let mut lists: Vec<&[i64]> = Vec::with_capacity(n);
+        for i in 0..n {
+            if sizes[i] < 0 {
+                return Err(Error::InvalidParam);
+            }
+            if sels[i].is_null() {
+                if sizes[i] > 0 {
+                    return Err(Error::NullPointer);
+                }
+                lists.push(&[]);
+            } else {
+                // SAFETY: readable for selection_size[i] items per contract.
+                lists.push(unsafe { std::slice::from_raw_parts(sels[i], sizes[i] as usize) });
+            }
+        }
+        let bshape = dims(buffershape, n)?;
+        if buffersize < 0 {
             return Err(Error::InvalidParam);
         }
-        if sels[i].is_null() {
-            if sizes[i] > 0 {
-                return Err(Error::NullPointer);
-            }
-            lists.push(&[]);
+        let buf = if get {
+            // SAFETY: writable for buffersize bytes per contract.
+            Buffer::Out(unsafe { slice_mut(buffer as *mut u8, buffersize as usize) })
         } else {
-            // SAFETY: readable for selection_size[i] items per contract.
-            lists.push(unsafe { std::slice::from_raw_parts(sels[i], sizes[i] as usize) });
-        }
-    }
-    let bshape = dims(buffershape, n)?;
-    if buffersize < 0 {
-        return Err(Error::InvalidParam);
-    }
-    let mut io = ScIo::new(sc);
-    if get {
-        // SAFETY: writable for buffersize bytes per contract.
-        let buf = unsafe { slice_mut(buffer as *mut u8, buffersize as usize) };
-        crate::b2nd::ortho::get(&g, ts as usize, &mut io, &lists, buf, bshape)?;
-    } else {
-        // SAFETY: readable for buffersize bytes per contract.
-        let buf = unsafe { slice(buffer as *const u8, buffersize as usize) };
-        crate::b2nd::ortho::set(&g, ts as usize, &mut io, &lists, buf, bshape)?;
-    }
-    Ok(0)
+            // SAFETY: readable for buffersize bytes per contract.
+            Buffer::In(unsafe { slice(buffer as *const u8, buffersize as usize) })
+        };
+        ops::orthogonal(h, l, &lists, buf, bshape).map(|()| 0)
+    })
 }
 
 /// Read the items at every combination of `selection[i]` (one index list per dimension) into
@@ -2094,110 +1469,38 @@ fn concatenate(
 ) -> Result<*mut b2nd_array_t> {
     // SAFETY: checked live by array_of.
     let (s1, s2) = unsafe { (array_of(src1)?, array_of(src2)?) };
-    refresh(s1)?;
-    refresh(s2)?;
-    // SAFETY: live.
-    let ((g1, _, ts1), (g2, sc2, ts2)) = unsafe { (parts(s1)?, parts(s2)?) };
-    if axis < 0 || axis as usize >= g1.ndim {
+    let g1 = on_array(s1, |h, l| ops::refresh(h, l).map(|_| l.geometry.clone()))?;
+    let (mut l2, h2) = parts(s2)?;
+    ops::refresh(&h2, &mut l2)?;
+    store_back(s2, &l2);
+    let (ts1, ts2) = (crate::b2nd::store::typesize(&released(s1.sc)?)?, crate::b2nd::store::typesize(&h2)?);
+    let ax = axis_of(axis)?;
+    if ax >= g1.ndim || ts1 != ts2 || g1.ndim != l2.geometry.ndim {
         return Err(Error::InvalidParam);
     }
-    if ts1 != ts2 || g1.ndim == 0 || g1.ndim != g2.ndim {
+    if (0..g1.ndim).any(|i| i != ax && g1.shape[i] != l2.geometry.shape[i]) {
         return Err(Error::InvalidParam);
     }
-    let ax = axis as usize;
-    let nd_ = g1.ndim;
-    if (0..nd_).any(|i| i != ax && g1.shape[i] != g2.shape[i]) {
-        return Err(Error::InvalidParam);
-    }
-    let mut new_shape = g1.shape().to_vec();
-    new_shape[ax] = g1.shape[ax].checked_add(g2.shape[ax]).ok_or(Error::InvalidParam)?;
+    g1.shape[ax].checked_add(l2.geometry.shape[ax]).ok_or(Error::InvalidParam)?;
     // Joining an array to itself in place: the resize moves the chunks being read, so read
     // them from a snapshot.
-    let snapshot = if !copy && s1.sc == s2.sc {
-        let mut st = BLOSC2_STORAGE_DEFAULTS;
-        // SAFETY: sc2 live; default storage: an in-memory copy.
-        let sc = unsafe { blosc2_schunk_copy(sc2, &mut st) };
-        if sc.is_null() {
-            return Err(Error::Failure);
-        }
-        Some(new_array(&g2, sc, None, 0).inspect_err(|_| {
-            // SAFETY: ours.
-            unsafe { blosc2_schunk_free(sc) };
-        })?)
-    } else {
-        None
-    };
-    let src2 = snapshot.map_or(src2, |p| p as *const b2nd_array_t);
-    // SAFETY: live (the snapshot shares src2's geometry).
-    let sc2 = unsafe { (*src2).sc };
+    let mut snapshot = if !copy && s1.sc == s2.sc { Some(ops::snapshot(&h2)?) } else { None };
     let dest = if copy {
         // SAFETY: ctx checked live by ctx_of.
-        let c = unsafe { ctx_of(ctx) };
-        match c.and_then(|c| copy_array(c, s1)) {
-            Ok(p) => p,
-            Err(e) => {
-                snapshot.inspect(|&p| drop_array(p, true));
-                return Err(e);
-            }
-        }
+        unsafe { ctx_of(ctx) }.and_then(|c| copy_array(c, s1))?
     } else {
         src1 as *mut b2nd_array_t
     };
-    let r = (|| {
-        // SAFETY: dest live (src1 or our copy).
-        let d = unsafe { &mut *dest };
-        resize(d, &new_shape, None)?;
-        let gd = geometry_of(d)?;
-        let aligned = g1.chunkshape() == g2.chunkshape()
-            && g2.blockshape() == gd.blockshape()
-            && g1.shape[ax] % gd.chunkshape[ax] as i64 == 0;
-        let dgrid = crate::b2nd::strides_of(&gd.chunks_per_dim()[..nd_]);
-        let sper = g2.chunks_per_dim();
-        let mut idx = [0i64; MAX_DIM];
-        let chunk_bytes = g2.chunk_nbytes(ts2)? as usize;
-        let mut buf = vec![0u8; chunk_bytes];
-        let cshape: Vec<i64> = g2.chunkshape().iter().map(|&c| c as i64).collect();
-        // The chunks of src2 as it was: with `src2 == src1` in place, the resize above grew it.
-        let n2 = g2.nchunks();
-        for n in 0..n2 {
-            crate::b2nd::unravel(n, &sper[..nd_], &mut idx[..nd_]);
-            if aligned {
-                idx[ax] += g1.shape[ax] / gd.chunkshape[ax] as i64;
-                let dn: i64 = (0..nd_).map(|i| idx[i] * dgrid[i]).sum();
-                let (mut p, mut nf) = (std::ptr::null_mut(), false);
-                // SAFETY: sc2 live; out-pointers valid.
-                if unsafe { blosc2_schunk_get_chunk(sc2, n, &mut p, &mut nf) } < 0 {
-                    return Err(Error::Failure);
-                }
-                // SAFETY: dest live; p a complete chunk, copied by the callee.
-                let rc = unsafe { blosc2_schunk_update_chunk(d.sc, dn, p, true) };
-                if nf {
-                    // SAFETY: handed out malloc'ed.
-                    unsafe { libc::free(p as *mut c_void) };
-                }
-                if rc < 0 {
-                    return Err(Error::Failure);
-                }
-            } else {
-                let mut start: Vec<i64> = (0..nd_).map(|i| idx[i] * cshape[i]).collect();
-                let mut stop: Vec<i64> = (0..nd_).map(|i| (start[i] + cshape[i]).min(g2.shape[i])).collect();
-                // SAFETY: src2 live; buf holds a padded chunk, laid out as chunkshape.
-                unsafe {
-                    get_slice_impl(src2, start.as_ptr(), stop.as_ptr(), buf.as_mut_ptr() as *mut c_void, cshape.as_ptr(), buf.len() as i64)?;
-                }
-                start[ax] += g1.shape[ax];
-                stop[ax] += g1.shape[ax];
-                // SAFETY: dest live.
-                unsafe {
-                    set_slice_impl(buf.as_ptr() as *const c_void, cshape.as_ptr(), buf.len() as i64, start.as_ptr(), stop.as_ptr(), dest)?;
-                }
-            }
+    // SAFETY: dest live (src1 or our copy).
+    let d = unsafe { &mut *dest };
+    let r = on_array(d, |dh, dl| match snapshot.as_mut() {
+        Some(sc) => {
+            l2.view = false;
+            l2.last_tick = sc.change_tick();
+            ops::concat_into(dh, dl, &Own::new(sc), &mut l2, ax, g1.chunkshape(), g1.shape[ax])
         }
-        Ok(())
-    })();
-    if let Some(p) = snapshot {
-        drop_array(p, true);
-    }
+        None => ops::concat_into(dh, dl, &h2, &mut l2, ax, g1.chunkshape(), g1.shape[ax]),
+    });
     match r {
         Ok(()) => Ok(dest),
         Err(e) => {
@@ -2240,117 +1543,26 @@ pub unsafe extern "C" fn b2nd_concatenate(
 
 // ----- views (squeeze, expand_dims) -----
 
-/// A frame of a view: its own "b2nd" metalayer over the viewed array's chunks, as an
-/// in-memory super-chunk would hold them.
-fn view_frame(a: &b2nd_array_t) -> Result<Vec<u8>> {
-    let g = geometry_of(a)?;
-    if !sc_live(a.sc) {
-        return Err(Error::NullPointer);
-    }
-    // SAFETY: live.
-    let ts = unsafe { typesize_of(a.sc) }?;
-    let mut cp: *mut blosc2_cparams = std::ptr::null_mut();
-    // SAFETY: live; cp writable.
-    if unsafe { blosc2_schunk_get_cparams(a.sc, &mut cp) } != 0 || cp.is_null() {
-        return Err(Error::Failure);
-    }
-    // SAFETY: allocated by the call above.
-    let mut params = unsafe { *cp };
-    // SAFETY: as above.
-    unsafe { libc::free(cp as *mut c_void) };
-    params.schunk = std::ptr::null_mut();
-    let mut st = blosc2_storage { cparams: &mut params, ..BLOSC2_STORAGE_DEFAULTS };
-    // SAFETY: st valid for the call.
-    let tmp = unsafe { blosc2_schunk_new(&mut st) };
-    if tmp.is_null() {
-        return Err(Error::Failure);
-    }
-    let r = (|| {
-        with_handle(tmp, |h| h.sc.set_chunksize(g.chunk_nbytes(ts).unwrap_or(0)));
-        let smeta = meta::encode(g.shape(), g.chunkshape(), g.blockshape(), &dtype_bytes(a), a.dtype_format)?;
-        // SAFETY: tmp live; smeta readable.
-        if unsafe { blosc2_meta_add(tmp, c"b2nd".as_ptr(), smeta.as_ptr() as *mut u8, smeta.len() as i32) } < 0 {
-            return Err(Error::Failure);
-        }
-        // SAFETY: live.
-        let n = unsafe { (*a.sc).nchunks };
-        for i in 0..n {
-            let (mut p, mut nf) = (std::ptr::null_mut(), false);
-            // SAFETY: live; out-pointers valid.
-            if unsafe { blosc2_schunk_get_chunk(a.sc, i, &mut p, &mut nf) } < 0 {
-                return Err(Error::Failure);
-            }
-            // SAFETY: p a complete chunk, copied by the callee.
-            let rc = unsafe { blosc2_schunk_append_chunk(tmp, p, true) };
-            if nf {
-                // SAFETY: handed out malloc'ed.
-                unsafe { libc::free(p as *mut c_void) };
-            }
-            if rc < 0 {
-                return Err(Error::Failure);
-            }
-        }
-        let (mut p, mut nf) = (std::ptr::null_mut(), false);
-        // SAFETY: tmp live; out-pointers valid.
-        let len = unsafe { blosc2_schunk_to_buffer(tmp, &mut p, &mut nf) };
-        if len <= 0 {
-            return Err(Error::Failure);
-        }
-        // SAFETY: p holds len bytes.
-        let v = unsafe { slice(p, len as usize) }.to_vec();
-        if nf {
-            // SAFETY: handed out malloc'ed.
-            unsafe { libc::free(p as *mut c_void) };
-        }
-        Ok(v)
-    })();
-    // SAFETY: our temporary.
-    unsafe { blosc2_schunk_free(tmp) };
-    r
-}
-
-/// A view of `a` with another geometry over the same chunks. Only arrays whose sole
-/// metalayer is "b2nd" can be viewed (as the reference requires).
-fn new_view(a: &b2nd_array_t, shape: &[i64], chunk: &[i32], block: &[i32]) -> Result<*mut b2nd_array_t> {
-    let only_b2nd = with_handle(a.sc, |h| h.sc.metalayers().iter().all(|m| m.name == "b2nd")).ok_or(Error::NullPointer)?;
-    if !only_b2nd {
+/// A view of `a` with the layout `view` over the same chunks.
+fn new_view(a: &b2nd_array_t, view: &Layout) -> Result<*mut b2nd_array_t> {
+    if !ops::viewable(&released(a.sc)?)? {
         return Err(Error::InvalidParam);
     }
-    let g = Geometry::new(shape, chunk, block)?;
-    let dt = if a.dtype.is_null() { None } else { Some(dtype_bytes(a)) };
-    let p = new_array(&g, a.sc, dt.as_deref(), a.dtype_format)?;
+    let p = new_array(view, a.sc)?;
     views().lock().unwrap_or_else(|e| e.into_inner()).insert(p as usize);
     Ok(p)
 }
 
 /// # Safety
-/// `index` readable for ndim bools.
+/// `index` NULL or readable for ndim bools.
 unsafe fn squeeze_with(a: &mut b2nd_array_t, index: *const bool) -> Result<*mut b2nd_array_t> {
-    refresh(a)?;
-    let g = geometry_of(a)?;
+    let l = on_array(a, |h, l| ops::refresh(h, l).map(|_| l.clone()))?;
     if index.is_null() {
         return Err(Error::NullPointer);
     }
     // SAFETY: readable for ndim items per contract.
-    let idx = unsafe { std::slice::from_raw_parts(index, g.ndim) };
-    let (mut s, mut c, mut b) = (Vec::new(), Vec::new(), Vec::new());
-    for (i, &drop) in idx.iter().enumerate() {
-        if drop {
-            if g.shape[i] != 1 {
-                return Err(Error::InvalidIndex);
-            }
-            // Dropping a dimension keeps the chunk layout only when it spans one item; the
-            // reference's view of a wider one reads the wrong items.
-            if g.extchunkshape[i] != 1 {
-                return Err(Error::InvalidParam);
-            }
-        } else {
-            s.push(g.shape[i]);
-            c.push(g.chunkshape[i]);
-            b.push(g.blockshape[i]);
-        }
-    }
-    new_view(a, &s, &c, &b)
+    let idx = unsafe { std::slice::from_raw_parts(index, l.geometry.ndim) };
+    new_view(a, &l.squeezed(idx)?)
 }
 
 /// A view without the dimensions marked in `index` (each must have length 1).
@@ -2411,8 +1623,7 @@ pub unsafe extern "C" fn b2nd_expand_dims(
         let r = (|| {
             // SAFETY: per contract.
             let a = unsafe { array_of(array) }?;
-            refresh(a)?;
-            let g = geometry_of(a)?;
+            let l = on_array(a, |h, l| ops::refresh(h, l).map(|_| l.clone()))?;
             if axis.is_null() {
                 return Err(Error::NullPointer);
             }
@@ -2421,36 +1632,9 @@ pub unsafe extern "C" fn b2nd_expand_dims(
             }
             // SAFETY: readable for final_dims items per contract.
             let ax = unsafe { std::slice::from_raw_parts(axis, final_dims as usize) };
-            let (mut s, mut c, mut b) = (Vec::new(), Vec::new(), Vec::new());
-            let mut old = 0usize;
-            for &new_dim in ax {
-                if new_dim {
-                    s.push(1);
-                    c.push(1);
-                    b.push(1);
-                } else {
-                    if old == g.ndim {
-                        return Err(Error::InvalidParam);
-                    }
-                    s.push(g.shape[old]);
-                    c.push(g.chunkshape[old]);
-                    b.push(g.blockshape[old]);
-                    old += 1;
-                }
-            }
-            // Every dimension of the array must be kept (the reference drops the rest).
-            if old != g.ndim {
-                return Err(Error::InvalidParam);
-            }
-            new_view(a, &s, &c, &b)
+            new_view(a, &l.expanded(ax)?)
         })();
         // SAFETY: writable.
         unsafe { hand_array(view, r) }
     })
 }
-
-/// The super-chunk's metalayer change count (0 for an unknown pointer).
-fn schunk_tick(sc: *mut blosc2_schunk) -> i64 {
-    super::schunk::with_handle(sc, |h| h.change_tick()).unwrap_or(0)
-}
-

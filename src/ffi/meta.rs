@@ -2,7 +2,7 @@
 //!
 //! The header's inline `blosc2_meta_exists`/`blosc2_meta_get` read `schunk->metalayers[]`
 //! directly; [`super::schunk::Handle::sync`] keeps those arrays current after every call here.
-//! Each successful change bumps `change_tick` once, as the reference does.
+//! Each successful change bumps `change_tick` once, as the reference does (the core super-chunk counts them).
 
 use libc::{c_char, c_int};
 
@@ -73,7 +73,6 @@ pub unsafe extern "C" fn blosc2_meta_add(
             return Err(Error::InvalidParam);
         }
         let i = h.sc.meta_add(n, c)?;
-        h.bump_tick();
         Ok(i as c_int)
     })
 }
@@ -104,7 +103,6 @@ pub unsafe extern "C" fn blosc2_meta_update(
             return Ok(i as c_int);
         }
         let i = h.sc.meta_update(n, c)?;
-        h.bump_tick();
         Ok(i as c_int)
     })
 }
@@ -173,8 +171,7 @@ pub unsafe extern "C" fn blosc2_vlmeta_add(
             let stored = compress_vlmeta(c, Some(&unsafe { vl_params(cparams) }))?;
             locked(schunk, |h| {
                 let i = h.sc.vlmeta_add_compressed(n, stored)?;
-                h.bump_tick();
-                Ok(i as c_int)
+                        Ok(i as c_int)
             })
         })();
         r.unwrap_or_else(|e| e.code())
@@ -206,8 +203,7 @@ pub unsafe extern "C" fn blosc2_vlmeta_update(
             let stored = compress_vlmeta(c, Some(&unsafe { vl_params(cparams) }))?;
             locked(schunk, |h| {
                 let i = h.sc.vlmeta_update_compressed(n, stored)?;
-                h.bump_tick();
-                Ok(i as c_int)
+                        Ok(i as c_int)
             })
         })();
         r.unwrap_or_else(|e| e.code())
@@ -267,7 +263,6 @@ pub unsafe extern "C" fn blosc2_vlmeta_delete(schunk: *mut blosc2_schunk, name: 
             return Err(Error::NotFound);
         }
         let left = h.sc.vlmeta_delete(n)?;
-        h.bump_tick();
         Ok(left as c_int)
     })
 }

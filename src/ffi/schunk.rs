@@ -36,8 +36,6 @@ pub struct Handle {
     vlmeta_shadow: Vec<Metalayer>,
     /// Arrays of names returned by `blosc2_vlmeta_get_names` point into the vlmetalayer
     /// structs, which live until the next change.
-    current_nchunk: i64,
-    change_tick: i64,
     /// How much of the public `data` array (chunk addresses of an in-memory super-chunk)
     /// is current: valid entries, and the store's edit count they were taken at.
     data_view: (usize, u64),
@@ -135,7 +133,7 @@ pub fn with_handle<R>(schunk: *mut blosc2_schunk, f: impl FnOnce(&mut Handle) ->
 /// Record chunk `n` as the one last decompressed (`current_nchunk`), for C-layer modules
 /// that decompress through the core (b2nd slices).
 pub fn set_current_nchunk(schunk: *mut blosc2_schunk, n: i64) {
-    with_handle(schunk, |h| h.current_nchunk = n);
+    with_handle(schunk, |h| h.sc.set_current_nchunk(n));
 }
 
 /// Like [`with_handle`], mapping an unknown pointer to `BLOSC2_ERROR_NULL_POINTER` and a
@@ -380,7 +378,7 @@ impl Handle {
             self.sc.set_chunksize(now.chunksize);
         }
         if now.current_nchunk != was.current_nchunk {
-            self.current_nchunk = now.current_nchunk;
+            self.sc.set_current_nchunk(now.current_nchunk);
         }
     }
 
@@ -392,17 +390,6 @@ impl Handle {
 
     pub fn public(&self) -> *mut blosc2_schunk {
         self.public
-    }
-
-    /// Count a change of the (vl)metalayers, as the reference's `change_tick`.
-    pub fn bump_tick(&mut self) {
-        self.change_tick += 1;
-    }
-
-    /// The reference's `change_tick`: local metalayer changes plus re-reads of what other
-    /// handles changed (published in the 3.x struct; the 2.x one has no such field).
-    pub fn change_tick(&self) -> i64 {
-        self.change_tick + self.sc.refreshes()
     }
 
     /// Copy the current state into the public struct.
@@ -426,13 +413,13 @@ impl Handle {
         s.filters = p.filters;
         s.filters_meta = p.filters_meta;
         s.nchunks = nchunks;
-        s.current_nchunk = self.current_nchunk;
+        s.current_nchunk = sc.current_nchunk();
         s.nbytes = sc.nbytes();
         s.cbytes = sc.cbytes();
         // The frame pointer is opaque to C; only its NULL-ness means something (frame-backed).
         s.frame = if frame_backed { self.public as *mut blosc2_frame } else { std::ptr::null_mut() };
         // Local metalayer changes plus re-reads of what other handles changed.
-        edition::publish_v3_schunk_fields(s, sc.flags2(), p.use_dict, self.change_tick + sc.refreshes());
+        edition::publish_v3_schunk_fields(s, sc.flags2(), p.use_dict, sc.change_tick());
         if let Some((chunks, edits)) = sc.memory_chunks() {
             publish_chunk_addresses(s, chunks, edits, &mut self.data_view);
         }
@@ -586,8 +573,6 @@ pub fn register(
         adopted: Vec::new(),
         meta_shadow: Vec::new(),
         vlmeta_shadow: Vec::new(),
-        current_nchunk: 0,
-        change_tick: 0,
         data_view: (0, 0),
         seen: Seen::default(),
         io_release: None,
@@ -619,7 +604,7 @@ fn core_dparams(dp: &blosc2_dparams, typesize: i32) -> DecompressParams {
 }
 
 /// The user I/O backends are provided by `ffi::frame`; this resolves what `new` needs.
-fn new_impl(storage: *const blosc2_storage) -> Result<*mut blosc2_schunk> {
+pub fn new_impl(storage: *const blosc2_storage) -> Result<*mut blosc2_schunk> {
     // SAFETY: per the API contract of blosc2_schunk_new.
     let (st, mut cp, dp, io) = unsafe { storage_params(storage) };
     // SAFETY: urlpath is NULL or a C string.
@@ -666,28 +651,32 @@ pub unsafe extern "C" fn blosc2_schunk_new(storage: *mut blosc2_storage) -> *mut
 /// `schunk` is NULL or a live super-chunk; it must not be used afterwards.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_schunk_free(schunk: *mut blosc2_schunk) -> c_int {
-    guard(PANIC_CODE, || {
-        if schunk.is_null() {
-            return 0;
+    guard(PANIC_CODE, || free_schunk(schunk))
+}
+
+/// Release the super-chunk behind `schunk` (0), or say why not (an unknown pointer, or one
+/// this thread holds locked right now).
+pub fn free_schunk(schunk: *mut blosc2_schunk) -> c_int {
+    if schunk.is_null() {
+        return 0;
+    }
+    if let Some(shared) = lookup(schunk) {
+        // Freeing from a callback run under this very handle's lock cannot wait for it.
+        if let Err(e) = lock(&shared) {
+            return e.code();
         }
-        if let Some(shared) = lookup(schunk) {
-            // Freeing from a callback run under this very handle's lock cannot wait for it.
-            if let Err(e) = lock(&shared) {
-                return e.code();
-            }
+    }
+    let removed = table().lock().unwrap_or_else(|e| e.into_inner()).remove(&(schunk as usize));
+    match removed {
+        Some(shared) => {
+            super::lazy_readers::withdraw(schunk as *const c_void);
+            // Wait for a concurrent user, then drop the handle (frees the public struct).
+            drop(shared.lock().unwrap_or_else(|e| e.into_inner()));
+            drop(shared);
+            0
         }
-        let removed = table().lock().unwrap_or_else(|e| e.into_inner()).remove(&(schunk as usize));
-        match removed {
-            Some(shared) => {
-                super::lazy_readers::withdraw(schunk as *const c_void);
-                // Wait for a concurrent user, then drop the handle (frees the public struct).
-                drop(shared.lock().unwrap_or_else(|e| e.into_inner()));
-                drop(shared);
-                0
-            }
-            None => Error::NullPointer.code(),
-        }
-    })
+        None => Error::NullPointer.code(),
+    }
 }
 
 /// Read a chunk of unknown length from C: 16 header bytes first, then `cbytes`.
@@ -719,7 +708,7 @@ pub unsafe extern "C" fn blosc2_schunk_append_chunk(schunk: *mut blosc2_schunk, 
         code_i64(with(schunk, |h| {
             // SAFETY: per contract.
             let c = unsafe { chunk_from_c(chunk) }?;
-            h.current_nchunk = h.sc.nchunks();
+            h.sc.set_current_nchunk(h.sc.nchunks());
             let n = h.sc.append_chunk(c)?;
             if !copy {
                 h.adopted.push(chunk);
@@ -748,7 +737,7 @@ pub unsafe extern "C" fn blosc2_schunk_insert_chunk(
                 return Err(Error::InvalidParam);
             }
             let n = h.sc.insert_chunk(nchunk, c)?;
-            h.current_nchunk = nchunk;
+            h.sc.set_current_nchunk(nchunk);
             if !copy {
                 h.adopted.push(chunk);
             }
@@ -776,7 +765,7 @@ pub unsafe extern "C" fn blosc2_schunk_update_chunk(
                 return Err(Error::InvalidParam);
             }
             let n = h.sc.update_chunk(nchunk, c)?;
-            h.current_nchunk = nchunk;
+            h.sc.set_current_nchunk(nchunk);
             if !copy {
                 h.adopted.push(chunk);
             }
@@ -797,7 +786,7 @@ pub unsafe extern "C" fn blosc2_schunk_delete_chunk(schunk: *mut blosc2_schunk, 
                 return Err(Error::InvalidParam);
             }
             let n = h.sc.delete_chunk(nchunk)?;
-            h.current_nchunk = nchunk;
+            h.sc.set_current_nchunk(nchunk);
             Ok(n)
         }))
     })
@@ -824,7 +813,7 @@ pub unsafe extern "C" fn blosc2_schunk_append_buffer(schunk: *mut blosc2_schunk,
             // The codecs, filters and prefilter run with the handle released.
             let n = crate::schunk::append_buffer_in(&sc, s)?;
             with(schunk, |h| {
-                h.current_nchunk = n - 1;
+                h.sc.set_current_nchunk(n - 1);
                 Ok(n)
             })
         })())
@@ -864,7 +853,7 @@ pub unsafe extern "C" fn blosc2_schunk_decompress_chunk(
                 r => r.map(|n| n as c_int),
             }?;
             with(schunk, |h| {
-                h.current_nchunk = nchunk;
+                h.sc.set_current_nchunk(nchunk);
                 Ok(n)
             })
         })())
@@ -1057,7 +1046,7 @@ pub unsafe extern "C" fn blosc2_schunk_set_slice_buffer(
                 // The reference leaves the last chunk it rewrote as the current one.
                 let cs = h.sc.chunksize() as i64;
                 if stop > start && cs > 0 {
-                    h.current_nchunk = ((stop * h.sc.typesize() as i64) - 1) / cs;
+                    h.sc.set_current_nchunk(((stop * h.sc.typesize() as i64) - 1) / cs);
                 }
                 Ok(0)
             })
@@ -1245,15 +1234,22 @@ pub unsafe extern "C" fn blosc2_schunk_to_buffer(
     cframe: *mut *mut u8,
     needs_free: *mut bool,
 ) -> i64 {
-    guard(PANIC_CODE as i64, || {
-        code_i64(with(schunk, |h| {
-            if cframe.is_null() || needs_free.is_null() {
-                return Err(Error::NullPointer);
-            }
-            let b = h.sc.to_buffer()?;
-            // SAFETY: per contract.
-            unsafe { hand_out(b, cframe, needs_free) }.map(|n| n as i64)
-        }))
+    // SAFETY: per contract.
+    guard(PANIC_CODE as i64, || code_i64(unsafe { to_buffer_impl(schunk, cframe, needs_free) }))
+}
+
+/// See `blosc2_schunk_to_buffer`.
+///
+/// # Safety
+/// `cframe` and `needs_free` NULL or writable.
+pub unsafe fn to_buffer_impl(schunk: *mut blosc2_schunk, cframe: *mut *mut u8, needs_free: *mut bool) -> Result<i64> {
+    with(schunk, |h| {
+        if cframe.is_null() || needs_free.is_null() {
+            return Err(Error::NullPointer);
+        }
+        let b = h.sc.to_buffer()?;
+        // SAFETY: per contract.
+        unsafe { hand_out(b, cframe, needs_free) }.map(|n| n as i64)
     })
 }
 
@@ -1292,16 +1288,23 @@ pub unsafe extern "C" fn blosc2_schunk_to_file(schunk: *mut blosc2_schunk, urlpa
 /// `schunk` live; `urlpath` a C string.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_schunk_append_file(schunk: *mut blosc2_schunk, urlpath: *const c_char) -> i64 {
-    guard(PANIC_CODE as i64, || {
-        // SAFETY: per contract.
-        let Some(p) = (unsafe { cstr(urlpath) }) else { return Error::InvalidParam.code() as i64 };
-        let r = with(schunk, |h| match user_io(h) {
-            Some(io) => Ok(Err((h.sc.to_buffer()?.into_owned(), io))),
-            None => h.sc.append_file(std::path::Path::new(p)).map(Ok),
-        });
-        // User callbacks run after the handle is released.
-        code_i64(r.and_then(|r| r.or_else(|(bytes, io)| super::frame::write_frame_via(&io, p, &bytes, true))))
-    })
+    // SAFETY: per contract.
+    guard(PANIC_CODE as i64, || code_i64(unsafe { append_file_impl(schunk, urlpath) }))
+}
+
+/// See `blosc2_schunk_append_file`.
+///
+/// # Safety
+/// `urlpath` NULL or a C string.
+pub unsafe fn append_file_impl(schunk: *mut blosc2_schunk, urlpath: *const c_char) -> Result<i64> {
+    // SAFETY: per contract.
+    let Some(p) = (unsafe { cstr(urlpath) }) else { return Err(Error::InvalidParam) };
+    let r = with(schunk, |h| match user_io(h) {
+        Some(io) => Ok(Err((h.sc.to_buffer()?.into_owned(), io))),
+        None => h.sc.append_file(std::path::Path::new(p)).map(Ok),
+    });
+    // User callbacks run after the handle is released.
+    r.and_then(|r| r.or_else(|(bytes, io)| super::frame::write_frame_via(&io, p, &bytes, true)))
 }
 
 /// The super-chunk's I/O backend when it is not the default filesystem one (the reference
@@ -1335,7 +1338,7 @@ pub fn register_opened(sc: SuperChunk, contiguous: bool, urlpath: Option<&str>, 
     register(sc, cp, dp, contiguous, urlpath, io)
 }
 
-fn open_impl(urlpath: *const c_char, offset: i64) -> Result<*mut blosc2_schunk> {
+pub fn open_impl(urlpath: *const c_char, offset: i64) -> Result<*mut blosc2_schunk> {
     // SAFETY: per the API contract.
     let p = unsafe { cstr(urlpath) }.ok_or(Error::NullPointer)?;
     if offset < 0 {
@@ -1376,7 +1379,7 @@ pub unsafe extern "C" fn blosc2_schunk_open_offset(urlpath: *const c_char, offse
     guard(std::ptr::null_mut(), || open_impl(urlpath, offset).unwrap_or(std::ptr::null_mut()))
 }
 
-fn from_buffer_impl(cframe: *mut u8, len: i64, copy: bool) -> Result<*mut blosc2_schunk> {
+pub fn from_buffer_impl(cframe: *mut u8, len: i64, copy: bool) -> Result<*mut blosc2_schunk> {
     if cframe.is_null() {
         return Err(Error::NullPointer);
     }
@@ -1418,7 +1421,7 @@ pub unsafe extern "C" fn blosc2_schunk_avoid_cframe_free(schunk: *mut blosc2_sch
     })
 }
 
-fn copy_impl(schunk: *mut blosc2_schunk, storage: *const blosc2_storage) -> Result<*mut blosc2_schunk> {
+pub fn copy_impl(schunk: *mut blosc2_schunk, storage: *const blosc2_storage) -> Result<*mut blosc2_schunk> {
     if storage.is_null() {
         return Err(Error::NullPointer);
     }
@@ -1461,8 +1464,8 @@ fn register_copy(
     let (nmeta, nvl, nchunks) = (sc.metalayers().len(), sc.vlmetalayers_raw().len(), sc.nchunks());
     let p = register(sc, cp, dp, st.contiguous, url, io)?;
     with_handle(p, |h| {
-        h.change_tick = (nmeta + nvl) as i64;
-        h.current_nchunk = (nchunks - 1).max(0);
+        h.sc.set_meta_changes((nmeta + nvl) as i64);
+        h.sc.set_current_nchunk((nchunks - 1).max(0));
     });
     Ok(p)
 }

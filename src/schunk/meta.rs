@@ -56,6 +56,7 @@ impl SuperChunk {
         self.metalayers.push(Metalayer { name: name.to_owned(), content: content.to_vec() });
         self.bind_calls();
         self.commit_frame()?;
+        self.meta_changes += 1;
         Ok(self.metalayers.len() - 1)
     }
 
@@ -70,6 +71,7 @@ impl SuperChunk {
         m.content[..content.len()].copy_from_slice(content);
         self.bind_calls();
         self.commit_frame()?;
+        self.meta_changes += 1;
         Ok(i)
     }
 
@@ -120,6 +122,7 @@ impl SuperChunk {
         }
         self.vlmetalayers.push(Metalayer { name: name.to_owned(), content: stored });
         self.commit_frame()?;
+        self.meta_changes += 1;
         Ok(self.vlmetalayers.len() - 1)
     }
 
@@ -147,6 +150,7 @@ impl SuperChunk {
         let i = self.vlmeta_exists(name).ok_or(Error::MetalayerNotFound)?;
         self.vlmetalayers[i].content = stored;
         self.commit_frame()?;
+        self.meta_changes += 1;
         Ok(i)
     }
 
@@ -183,6 +187,7 @@ impl SuperChunk {
         let i = self.vlmeta_exists(name).ok_or(Error::MetalayerNotFound)?;
         self.vlmetalayers.remove(i);
         self.commit_frame()?;
+        self.meta_changes += 1;
         Ok(self.vlmetalayers.len())
     }
 

@@ -89,6 +89,12 @@ pub struct SuperChunk {
     guard_depth: u32,
     /// How many times this handle re-read its frame after another handle changed it.
     refreshes: i64,
+    /// Successful changes of the (vl)metalayers made through this handle (with
+    /// `refreshes`, the reference's `change_tick`: how arrays notice a new shape).
+    meta_changes: i64,
+    /// The chunk the last operation worked on (the reference's `current_nchunk`, which
+    /// prefilters and C callers see).
+    current_nchunk: i64,
 }
 
 fn chunk_nbytes_of(chunk: &[u8]) -> Result<i32> {
@@ -144,6 +150,8 @@ impl SuperChunk {
             lock: None,
             guard_depth: 0,
             refreshes: 0,
+            meta_changes: 0,
+            current_nchunk: 0,
         };
         s.bind_calls();
         let (kind, store): (FrameKind, Box<dyn Storage>) = match (&storage.urlpath, storage.contiguous) {
@@ -393,6 +401,27 @@ impl SuperChunk {
     /// How many times this handle re-read its frame because another handle changed it.
     pub fn refreshes(&self) -> i64 {
         self.refreshes
+    }
+
+    /// Changes of the metalayers made here plus re-reads of other handles' changes: when
+    /// it moves, whatever was derived from the metalayers (an array's shape) may be stale.
+    pub fn change_tick(&self) -> i64 {
+        self.meta_changes + self.refreshes
+    }
+
+    /// Set the count of local metalayer changes (a copy counts each metalayer it added).
+    pub fn set_meta_changes(&mut self, n: i64) {
+        self.meta_changes = n;
+    }
+
+    /// The chunk the last operation worked on, as the reference's `current_nchunk`.
+    pub fn current_nchunk(&self) -> i64 {
+        self.current_nchunk
+    }
+
+    /// Record chunk `n` as the one last worked on.
+    pub fn set_current_nchunk(&mut self, n: i64) {
+        self.current_nchunk = n;
     }
 
     /// Re-read the frame now if another handle (or process) changed it since this handle
@@ -1120,6 +1149,8 @@ impl SuperChunk {
             lock: None,
             guard_depth: 0,
             refreshes: 0,
+            meta_changes: 0,
+            current_nchunk: 0,
         };
         s.bind_calls();
         Ok(s)

@@ -34,6 +34,20 @@ pub unsafe extern "C" fn blosc2_cbuffer_sizes(
     cbytes: *mut i32,
     blocksize: *mut i32,
 ) -> c_int {
+    // SAFETY: forwarded contract.
+    unsafe { blosc2_cbuffer_sizes_impl(cbuffer, nbytes, cbytes, blocksize) }
+}
+
+/// `blosc2_cbuffer_sizes`, for this library's other C functions.
+///
+/// # Safety
+/// As `blosc2_cbuffer_sizes`.
+pub(crate) unsafe fn blosc2_cbuffer_sizes_impl(
+    cbuffer: *const c_void,
+    nbytes: *mut i32,
+    cbytes: *mut i32,
+    blocksize: *mut i32,
+) -> c_int {
     guard(PANIC_CODE, || {
         // SAFETY: per contract.
         let r = unsafe { min_header(cbuffer) };
@@ -63,7 +77,7 @@ pub unsafe extern "C" fn blosc1_cbuffer_sizes(
     guard((), || {
         let (mut n, mut c, mut b) = (0i32, 0i32, 0i32);
         // SAFETY: per contract.
-        unsafe { blosc2_cbuffer_sizes(cbuffer, &mut n, &mut c, &mut b) };
+        unsafe { blosc2_cbuffer_sizes_impl(cbuffer, &mut n, &mut c, &mut b) };
         for (p, v) in [(nbytes, n), (cbytes, c), (blocksize, b)] {
             if !p.is_null() {
                 // SAFETY: non-null out pointer, writable per contract.
@@ -181,6 +195,22 @@ pub unsafe extern "C" fn blosc2_getitem(
     dest: *mut c_void,
     destsize: i32,
 ) -> c_int {
+    // SAFETY: forwarded contract.
+    unsafe { blosc2_getitem_impl(src, srcsize, start, nitems, dest, destsize) }
+}
+
+/// `blosc2_getitem`, for this library's other C functions.
+///
+/// # Safety
+/// As `blosc2_getitem`.
+pub(crate) unsafe fn blosc2_getitem_impl(
+    src: *const c_void,
+    srcsize: i32,
+    start: c_int,
+    nitems: c_int,
+    dest: *mut c_void,
+    destsize: i32,
+) -> c_int {
     guard(PANIC_CODE, || {
         let mut dec = Decompressor::new(DecompressParams::default());
         // SAFETY: forwarded contract.
@@ -193,7 +223,7 @@ pub unsafe extern "C" fn blosc2_getitem(
 #[no_mangle]
 pub unsafe extern "C" fn blosc1_getitem(src: *const c_void, start: c_int, nitems: c_int, dest: *mut c_void) -> c_int {
     // SAFETY: forwarded contract (sizes trusted as the blosc1 API does).
-    unsafe { blosc2_getitem(src, i32::MAX, start, nitems, dest, i32::MAX) }
+    unsafe { blosc2_getitem_impl(src, i32::MAX, start, nitems, dest, i32::MAX) }
 }
 
 /// # Safety

@@ -321,6 +321,11 @@ pub fn cparams_acceptable(cp: &blosc2_cparams) -> bool {
 
 #[no_mangle]
 pub extern "C" fn blosc2_create_cctx(cparams: blosc2_cparams) -> *mut blosc2_context {
+    blosc2_create_cctx_impl(cparams)
+}
+
+/// `blosc2_create_cctx`, for this library's other C functions.
+pub(crate) fn blosc2_create_cctx_impl(cparams: blosc2_cparams) -> *mut blosc2_context {
     guard(std::ptr::null_mut(), || new_cctx(cparams).map_or(std::ptr::null_mut(), |c| Box::into_raw(c) as *mut blosc2_context))
 }
 
@@ -409,6 +414,11 @@ fn free_ctx(ctx: Box<Context>) {
 
 #[no_mangle]
 pub extern "C" fn blosc2_create_dctx(dparams: blosc2_dparams) -> *mut blosc2_context {
+    blosc2_create_dctx_impl(dparams)
+}
+
+/// `blosc2_create_dctx`, for this library's other C functions.
+pub(crate) fn blosc2_create_dctx_impl(dparams: blosc2_dparams) -> *mut blosc2_context {
     guard(std::ptr::null_mut(), || {
         let mut dp = dparams;
         if let Some(v) = env::int_var("BLOSC_NTHREADS") {
@@ -458,6 +468,15 @@ pub extern "C" fn blosc2_create_dctx(dparams: blosc2_dparams) -> *mut blosc2_con
 /// `context` must be null or a context from `blosc2_create_*ctx` not yet freed.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_free_ctx(context: *mut blosc2_context) {
+    // SAFETY: forwarded contract.
+    unsafe { blosc2_free_ctx_impl(context) }
+}
+
+/// `blosc2_free_ctx`, for this library's other C functions.
+///
+/// # Safety
+/// As `blosc2_free_ctx`.
+pub(crate) unsafe fn blosc2_free_ctx_impl(context: *mut blosc2_context) {
     guard((), || {
         if !context.is_null() {
             // SAFETY: created by Box::into_raw in create_*ctx, freed once.

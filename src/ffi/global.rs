@@ -155,6 +155,15 @@ pub unsafe extern "C" fn blosc2_compcode_to_compname(compcode: c_int, compname: 
 /// `compname` must be null or a NUL-terminated string.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_compname_to_compcode(compname: *const c_char) -> c_int {
+    // SAFETY: forwarded contract.
+    unsafe { blosc2_compname_to_compcode_impl(compname) }
+}
+
+/// `blosc2_compname_to_compcode`, for this library's other C functions.
+///
+/// # Safety
+/// As `blosc2_compname_to_compcode`.
+pub(crate) unsafe fn blosc2_compname_to_compcode_impl(compname: *const c_char) -> c_int {
     guard(PANIC_CODE, || {
         // SAFETY: the caller passes a C string or null.
         let Some(name) = (unsafe { cstr(compname) }) else { return -1 };
@@ -240,6 +249,11 @@ pub extern "C" fn blosc2_get_nthreads() -> i16 {
 
 #[no_mangle]
 pub extern "C" fn blosc2_set_nthreads(nthreads: i16) -> i16 {
+    blosc2_set_nthreads_impl(nthreads)
+}
+
+/// `blosc2_set_nthreads`, for this library's other C functions.
+pub(crate) fn blosc2_set_nthreads_impl(nthreads: i16) -> i16 {
     guard(-1, || {
         ensure_init();
         let old = GLOBALS.nthreads.load(Ordering::Relaxed) as i16;
@@ -265,9 +279,18 @@ pub extern "C" fn blosc1_get_compressor() -> *const c_char {
 /// `compname` must be null or a C string.
 #[no_mangle]
 pub unsafe extern "C" fn blosc1_set_compressor(compname: *const c_char) -> c_int {
+    // SAFETY: forwarded contract.
+    unsafe { blosc1_set_compressor_impl(compname) }
+}
+
+/// `blosc1_set_compressor`, for this library's other C functions.
+///
+/// # Safety
+/// As `blosc1_set_compressor`.
+pub(crate) unsafe fn blosc1_set_compressor_impl(compname: *const c_char) -> c_int {
     guard(PANIC_CODE, || {
         // SAFETY: forwarded contract.
-        let code = unsafe { blosc2_compname_to_compcode(compname) };
+        let code = unsafe { blosc2_compname_to_compcode_impl(compname) };
         if code >= 6 {
             // User codecs are set through cparams only, as in the reference.
             return -1;
@@ -291,11 +314,21 @@ pub extern "C" fn blosc1_get_blocksize() -> c_int {
 
 #[no_mangle]
 pub extern "C" fn blosc1_set_blocksize(blocksize: usize) {
+    blosc1_set_blocksize_impl(blocksize)
+}
+
+/// `blosc1_set_blocksize`, for this library's other C functions.
+pub(crate) fn blosc1_set_blocksize_impl(blocksize: usize) {
     GLOBALS.force_blocksize.store(blocksize as i32, Ordering::Relaxed);
 }
 
 #[no_mangle]
 pub extern "C" fn blosc1_set_splitmode(splitmode: c_int) {
+    blosc1_set_splitmode_impl(splitmode)
+}
+
+/// `blosc1_set_splitmode`, for this library's other C functions.
+pub(crate) fn blosc1_set_splitmode_impl(splitmode: c_int) {
     GLOBALS.splitmode.store(splitmode, Ordering::Relaxed);
 }
 
@@ -321,7 +354,7 @@ fn build_filters(doshuffle: c_int, delta: bool, typesize: i32) -> [u8; 6] {
 fn apply_env_nthreads() -> Result<(), c_int> {
     if let Some(n) = env::int_var("BLOSC_NTHREADS") {
         if n > 0 {
-            let r = blosc2_set_nthreads(n.min(i16::MAX as i64) as i16);
+            let r = blosc2_set_nthreads_impl(n.min(i16::MAX as i64) as i16);
             if r < 0 {
                 return Err(r as c_int);
             }
@@ -334,6 +367,23 @@ fn apply_env_nthreads() -> Result<(), c_int> {
 /// `src` must be readable for `srcsize` bytes and `dest` writable for `destsize` bytes.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_compress(
+    clevel: c_int,
+    doshuffle: c_int,
+    typesize: i32,
+    src: *const libc::c_void,
+    srcsize: i32,
+    dest: *mut libc::c_void,
+    destsize: i32,
+) -> c_int {
+    // SAFETY: forwarded contract.
+    unsafe { blosc2_compress_impl(clevel, doshuffle, typesize, src, srcsize, dest, destsize) }
+}
+
+/// `blosc2_compress`, for this library's other C functions.
+///
+/// # Safety
+/// As `blosc2_compress`.
+pub(crate) unsafe fn blosc2_compress_impl(
     clevel: c_int,
     doshuffle: c_int,
     typesize: i32,
@@ -371,14 +421,14 @@ pub unsafe extern "C" fn blosc2_compress(
         if let Some(s) = env::var("BLOSC_COMPRESSOR") {
             let c = CString::new(s).unwrap_or_default();
             // SAFETY: a valid C string.
-            let r = unsafe { blosc1_set_compressor(c.as_ptr()) };
+            let r = unsafe { blosc1_set_compressor_impl(c.as_ptr()) };
             if r < 0 {
                 return Error::CodecSupport.code();
             }
         }
         if let Some(v) = env::int_var("BLOSC_BLOCKSIZE") {
             if v > 0 {
-                blosc1_set_blocksize(v as usize);
+                blosc1_set_blocksize_impl(v as usize);
             }
         }
         if let Err(rc) = apply_env_nthreads() {
@@ -393,7 +443,7 @@ pub unsafe extern "C" fn blosc2_compress(
                 _ => None,
             };
             match mode {
-                Some(m) => blosc1_set_splitmode(m),
+                Some(m) => blosc1_set_splitmode_impl(m),
                 None => return Error::InvalidParam.code(),
             }
         }
@@ -439,6 +489,20 @@ pub unsafe extern "C" fn blosc2_compress(
 /// `src` must be readable for `srcsize` bytes and `dest` writable for `destsize` bytes.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_decompress(
+    src: *const libc::c_void,
+    srcsize: i32,
+    dest: *mut libc::c_void,
+    destsize: i32,
+) -> c_int {
+    // SAFETY: forwarded contract.
+    unsafe { blosc2_decompress_impl(src, srcsize, dest, destsize) }
+}
+
+/// `blosc2_decompress`, for this library's other C functions.
+///
+/// # Safety
+/// As `blosc2_decompress`.
+pub(crate) unsafe fn blosc2_decompress_impl(
     src: *const libc::c_void,
     srcsize: i32,
     dest: *mut libc::c_void,
@@ -518,7 +582,7 @@ pub unsafe extern "C" fn blosc1_compress(
     let destsize = destsize.min(i32::MAX as usize) as i32;
     let typesize = typesize.min(i32::MAX as usize) as i32;
     // SAFETY: forwarded contract.
-    unsafe { blosc2_compress(clevel, doshuffle, typesize, src, nbytes as i32, dest, destsize) }
+    unsafe { blosc2_compress_impl(clevel, doshuffle, typesize, src, nbytes as i32, dest, destsize) }
 }
 
 /// # Safety
@@ -527,7 +591,7 @@ pub unsafe extern "C" fn blosc1_compress(
 pub unsafe extern "C" fn blosc1_decompress(src: *const libc::c_void, dest: *mut libc::c_void, destsize: usize) -> c_int {
     let destsize = destsize.min(i32::MAX as usize) as i32;
     // SAFETY: forwarded contract; the header's cbytes bounds the read.
-    unsafe { blosc2_decompress(src, i32::MAX, dest, destsize) }
+    unsafe { blosc2_decompress_impl(src, i32::MAX, dest, destsize) }
 }
 
 // ---- Timestamps ----

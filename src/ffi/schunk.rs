@@ -17,7 +17,7 @@ use libc::{c_char, c_int, c_void};
 use super::abi::*;
 use super::abi::edition;
 use super::boundary::{cstr, guard, slice, slice_mut, PANIC_CODE};
-use super::context::{blosc2_create_cctx, blosc2_create_dctx, blosc2_free_ctx, core_cparams, ctx_mut, Context, Engine};
+use super::context::{blosc2_create_cctx_impl, blosc2_create_dctx_impl, blosc2_free_ctx_impl, core_cparams, ctx_mut, Context, Engine};
 use crate::chunk::header::{ChunkHeader, MIN_HEADER_LENGTH};
 use crate::chunk::{DecompressParams, Special};
 use crate::error::{Error, Result};
@@ -467,8 +467,8 @@ impl Drop for Handle {
         }
         // SAFETY: contexts were created by blosc2_create_*ctx for this handle.
         unsafe {
-            blosc2_free_ctx(s.cctx);
-            blosc2_free_ctx(s.dctx);
+            blosc2_free_ctx_impl(s.cctx);
+            blosc2_free_ctx_impl(s.dctx);
         }
         free_storage(s.storage);
         c_free(s.blockshape);
@@ -530,13 +530,13 @@ pub fn register(
     }
     cparams.schunk = public as *mut c_void;
     dparams.schunk = public as *mut c_void;
-    let cctx = blosc2_create_cctx(cparams);
-    let dctx = blosc2_create_dctx(dparams);
+    let cctx = blosc2_create_cctx_impl(cparams);
+    let dctx = blosc2_create_dctx_impl(dparams);
     if cctx.is_null() || dctx.is_null() {
         // SAFETY: each is NULL or a context just created here.
         unsafe {
-            blosc2_free_ctx(cctx);
-            blosc2_free_ctx(dctx);
+            blosc2_free_ctx_impl(cctx);
+            blosc2_free_ctx_impl(dctx);
         }
         c_free(public);
         return Err(Error::InvalidParam);

@@ -43,7 +43,7 @@ step "cargo test" cargo test --no-fail-fast
 # The face's own tests, and the core's c-blosc 1.x and codec tests built as the face builds
 # the core (snappy compression, system codecs).
 step "cargo test (blosc1)" sh -c 'cargo test --no-fail-fast -p blosc1 --target-dir target/blosc1 &&
-  cargo test --no-fail-fast -p blosc2 --lib --no-default-features --features snappy-compress,system-codecs \
+  cargo test --no-fail-fast -p libblosc2 --lib --no-default-features --features snappy-compress,system-codecs \
     --target-dir target/blosc1 -- chunk::v1 codecs::'
 
 step "exports" c_tests/check_exports.sh

@@ -6,7 +6,7 @@
 //! `extchunkshape` items (chunkshape rounded up to whole blocks), stored block after block,
 //! each block in C order. [`Geometry`] holds the derived sizes and strides the C struct
 //! exposes, [`meta`] the "b2nd" metalayer, [`copy`] strided copies between n-dim buffers and
-//! [`slice`] reading and writing hyper-rectangles through any [`slice::ChunkIo`].
+//! [`mod@slice`] reading and writing hyper-rectangles through any [`slice::ChunkIo`].
 
 pub mod array;
 pub mod copy;

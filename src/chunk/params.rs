@@ -44,6 +44,40 @@ impl Default for CompressParams {
 }
 
 impl CompressParams {
+    /// These parameters with codec `codec`.
+    pub fn with_codec(mut self, codec: Codec) -> Self {
+        self.compcode = codec.code();
+        self
+    }
+
+    /// These parameters with compression level `clevel` (0 stores, 9 compresses most).
+    pub fn with_clevel(mut self, clevel: u8) -> Self {
+        self.clevel = clevel;
+        self
+    }
+
+    /// These parameters for items of `typesize` bytes (what shuffle regroups by).
+    pub fn with_typesize(mut self, typesize: i32) -> Self {
+        self.typesize = typesize;
+        self
+    }
+
+    /// These parameters with `nthreads` compression threads.
+    pub fn with_nthreads(mut self, nthreads: i16) -> Self {
+        self.nthreads = nthreads;
+        self
+    }
+
+    /// These parameters with the filter pipeline `filters` (ids such as
+    /// [`super::header::SHUFFLE`], [`super::header::BITSHUFFLE`], [`super::header::DELTA`]),
+    /// run in order before the codec; at most six.
+    pub fn with_filters(mut self, filters: &[u8]) -> Self {
+        let n = filters.len().min(MAX_FILTERS);
+        self.filters = [0; MAX_FILTERS];
+        self.filters[MAX_FILTERS - n..].copy_from_slice(&filters[..n]);
+        self
+    }
+
     pub fn codec(&self) -> Option<Codec> {
         Codec::from_code(self.compcode)
     }

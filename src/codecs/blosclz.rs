@@ -24,13 +24,13 @@
 //! * Before anything is written, part of the block (its tail: 1/8 of it at clevel 1, 1/4 at
 //!   2 and 3, 1/2 at 4 to 6, all of it from 7; at most `2^hashlog` bytes of that tail) is
 //!   dry-run through the same matcher, counting output bytes only.  If the estimated ratio is
-//!   below a per-clevel floor ([`MIN_PROBE_RATIO`]) the block is declared not worth compressing
+//!   below a per-clevel floor (`MIN_PROBE_RATIO`) the block is declared not worth compressing
 //!   (return 0): BloscLZ streams with low ratios decode slowly and Blosc would rather store the
 //!   block raw.
 //! * The hash table has `2^12`, `2^13` or `2^14` entries (clevel 1, 2, >= 3), keyed by the
 //!   4 bytes at the current position (multiplicative hash of the little-endian word).
 //! * A candidate from the hash table is used only if its first 4 bytes agree and it is less
-//!   than [`MAX_FAR_DISTANCE`] bytes back.  The match is then cut back: it stops one byte
+//!   than `MAX_FAR_DISTANCE` bytes back.  The match is then cut back: it stops one byte
 //!   before the first differing byte, and never covers the last 3 bytes of the block (the
 //!   reference finds "one past the first difference", then backs off by 4).  It is kept only
 //!   if it covers at least 6 bytes, and at least 8 when it is far (distance code >= 8191,

@@ -58,7 +58,42 @@ enum Store {
 /// Size of a chunk that is its header alone (`BLOSC2_MAX_OVERHEAD`).
 const MAX_OVERHEAD_BYTES: usize = 32;
 
-/// A super-chunk.
+/// A super-chunk: chunks compressed with shared parameters, metalayers, and a store (chunks
+/// in memory, or a contiguous or sparse frame in memory or on disk). Frames are the
+/// reference's format, byte for byte.
+///
+/// ```
+/// use blosc2::chunk::{CompressParams, DecompressParams};
+/// use blosc2::schunk::{StorageSpec, SuperChunk};
+///
+/// let cparams = CompressParams::default().with_typesize(8);
+/// let spec = StorageSpec { contiguous: true, urlpath: None };
+/// let mut sc = SuperChunk::new(cparams, DecompressParams::default(), &spec)?;
+/// sc.meta_add("units", b"metres")?; // fixed-size metalayers go before any data
+/// let chunk: Vec<u8> = (0..1000u64).flat_map(|i| i.to_le_bytes()).collect();
+/// for _ in 0..3 {
+///     sc.append_buffer(&chunk)?;
+/// }
+/// sc.vlmeta_add("note", b"any length, compressed", None)?;
+/// assert_eq!((sc.nchunks(), sc.nbytes()), (3, 24_000));
+///
+/// // The whole super-chunk as one contiguous frame, and back.
+/// let frame = sc.to_buffer()?.into_owned();
+/// let mut back = SuperChunk::from_buffer_copy(&frame)?;
+/// let mut out = vec![0u8; chunk.len()];
+/// back.decompress_chunk(2, &mut out)?;
+/// assert_eq!(out, chunk);
+/// assert_eq!(back.meta_get("units")?, b"metres");
+/// assert_eq!(back.vlmeta_get("note")?, b"any length, compressed");
+///
+/// // On disk: a frame file any c-blosc2 opens (`blosc2_schunk_open`).
+/// let path = std::env::temp_dir().join(format!("doc-{}.b2frame", std::process::id()));
+/// back.to_file(&path)?;
+/// let mut opened = SuperChunk::open(&path, 0)?;
+/// assert_eq!(opened.nchunks(), 3);
+/// # std::fs::remove_file(&path).ok();
+/// # Ok::<(), blosc2::Error>(())
+/// ```
 pub struct SuperChunk {
     cparams: CompressParams,
     dparams: DecompressParams,

@@ -94,17 +94,22 @@ pub fn refresh<H: Holder>(h: &H, layout: &mut Layout) -> Result<(bool, bool)> {
     if layout.view {
         return Ok((false, false));
     }
-    let framed = h.hold(|s| Ok(s.frame_kind().is_some()))?;
-    if !framed {
-        return Ok((false, true));
-    }
-    let (fresh, tick, smeta) = h
+    let last = layout.last_tick;
+    // One step: whether there is a frame to look at, whether it is current, and the
+    // metalayer only when the change count moved.
+    let seen = h
         .hold(|s| {
+            if s.frame_kind().is_none() {
+                return Ok(None);
+            }
             let (_, fresh) = s.refresh_status()?;
-            Ok((fresh, s.change_tick(), stored_meta(s).ok()))
+            let tick = s.change_tick();
+            let smeta = if tick == last { None } else { stored_meta(s).ok() };
+            Ok(Some((fresh, tick, smeta)))
         })
         .map_err(|_| Error::Failure)?;
-    if tick == layout.last_tick {
+    let Some((fresh, tick, smeta)) = seen else { return Ok((false, true)) };
+    if tick == last {
         return Ok((false, fresh));
     }
     let Some(smeta) = smeta else { return Ok((false, fresh)) };

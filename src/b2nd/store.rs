@@ -44,26 +44,31 @@ pub struct SchunkIo<'h, H: Holder> {
     fresh: bool,
     /// The super-chunk's decompression threads, once asked.
     threads: Option<i16>,
+    /// Whether the super-chunk is on disk, once asked.
+    on_disk: Option<bool>,
 }
 
 impl<'h, H: Holder> SchunkIo<'h, H> {
     /// Chunk access to `h`; `fresh` when the caller has just checked the frame is current.
     pub fn new(h: &'h H, fresh: bool) -> SchunkIo<'h, H> {
-        SchunkIo { h, fresh, threads: None }
+        SchunkIo { h, fresh, threads: None, on_disk: None }
     }
 
     /// `current_nchunk` as the reference leaves it: set by reads that decompress the chunk
     /// (more than a quarter of its bytes wanted on disk, a sixteenth in memory), not by
     /// reads of a few blocks.
-    fn note_read(&self, n: i64, needed: &[bool]) {
+    fn note_read(&mut self, n: i64, needed: &[bool]) {
         let count = needed.iter().filter(|&&b| b).count();
-        let _ = self.h.hold(|s| {
-            let frac = if s.urlpath().is_some() { 4 } else { 16 };
-            if count * frac > needed.len() {
+        if self.on_disk.is_none() {
+            self.on_disk = self.h.hold(|s| Ok(s.urlpath().is_some())).ok();
+        }
+        let frac = if self.on_disk == Some(true) { 4 } else { 16 };
+        if count * frac > needed.len() {
+            let _ = self.h.hold(|s| {
                 s.set_current_nchunk(n);
-            }
-            Ok(())
-        });
+                Ok(())
+            });
+        }
     }
 }
 

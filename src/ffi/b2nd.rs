@@ -686,7 +686,6 @@ unsafe fn slice_args<'a>(
     let (mut l, h) = parts(a)?;
     let (_, fresh) = ops::refresh(&h, &mut l)?;
     store_back(a, &l);
-    crate::b2nd::store::typesize(&h)?;
     let n = l.geometry.ndim;
     let args = [dims(start, n)?, dims(stop, n)?, dims(buffershape, n)?];
     if buffersize < 0 {

@@ -20,5 +20,5 @@ LD_PRELOAD="$bin/shim.so" LD_LIBRARY_PATH="$top/target/release" timeout 600 "$bi
 # may ever read back as bytes the writer did not write.
 gcc -std=gnu11 -O1 -g -Wall -Wextra -Werror -Wno-unused-parameter -I"$top/include" -o "$bin/test_kill" \
     "$top/c_tests/faults/test_kill.c" -L"$top/target/release" -l:libblosc2.so.9
-LD_LIBRARY_PATH="$top/target/release" timeout 600 "$bin/test_kill" "$work" 200
-LD_LIBRARY_PATH="$top/target/release" timeout 600 "$bin/test_kill" "$work" 200 7 append
+KILL_STRICT=1 LD_LIBRARY_PATH="$top/target/release" timeout 600 "$bin/test_kill" "$work" 200
+KILL_STRICT=1 LD_LIBRARY_PATH="$top/target/release" timeout 600 "$bin/test_kill" "$work" 200 7 append

@@ -12,6 +12,7 @@ use std::borrow::Cow;
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use super::journal;
 use super::header::{FrameHeader, FrameType, HEADER_MINLEN, POS_FRAME_LEN};
 use super::io::{fs_opener, KeptFile, Opener, Storage};
 use super::offsets::{self, ChunkLocation, Index};
@@ -65,6 +66,9 @@ pub struct Frame {
     /// While set, [`Frame::commit`] writes nothing: a run of appends (a copy) commits once
     /// at its end instead of rewriting (and recompressing) the whole index per chunk.
     deferred: bool,
+    /// The writes of a change that goes out through the journal (see [`Frame::journaled`]),
+    /// collected while it is computed.
+    pending: Option<journal::Change>,
 }
 
 /// Everything [`Frame`] keeps parsed, read and validated from untrusted bytes.
@@ -309,6 +313,7 @@ impl Frame {
             files: fs_opener(),
             kept: Default::default(),
             deferred: false,
+            pending: None,
         };
         f.commit()?;
         Ok(f)
@@ -316,6 +321,10 @@ impl Frame {
 
     /// Open an existing frame at `base` of `store`, validating everything read.
     pub fn open(mut store: Box<dyn Storage>, base: u64, kind: FrameKind) -> Result<Frame> {
+        if !matches!(kind, FrameKind::Contiguous { path: None }) {
+            // A change whose writer stopped half-way is finished first.
+            journal::recover(&mut *store)?;
+        }
         let p = parse_frame(&mut *store, base, &kind)?;
         Ok(Frame {
             store,
@@ -330,6 +339,7 @@ impl Frame {
             files: fs_opener(),
             kept: Default::default(),
             deferred: false,
+            pending: None,
         })
     }
 
@@ -355,6 +365,11 @@ impl Frame {
     /// Re-read header, trailer and index from the storage, to follow changes another handle
     /// (or process) made. On error the frame keeps its previous state.
     pub fn reload(&mut self) -> Result<()> {
+        if !matches!(self.kind, FrameKind::Contiguous { path: None }) {
+            // Another writer stopped half-way through a journaled change: finish it if this
+            // handle may write (a read-only one then reads what is there, as before).
+            let _ = journal::recover(&mut *self.store);
+        }
         let p = parse_frame(&mut *self.store, self.base, &self.kind)?;
         self.header = p.header;
         self.trailer = p.trailer;
@@ -646,11 +661,78 @@ impl Frame {
             FrameKind::Contiguous { .. } => {
                 let off = self.payload_len;
                 let pos = self.chunk_pos(off);
-                self.store.write_at(pos, chunk)?;
+                self.put(pos, chunk)?;
                 self.payload_len += cbytes as i64;
                 Ok(off)
             }
         }
+    }
+
+    /// Write `data` at `pos` of the store, or collect it for the journal during a
+    /// journaled change.
+    fn put(&mut self, pos: u64, data: &[u8]) -> Result<()> {
+        match &mut self.pending {
+            Some(c) => {
+                c.writes.push((pos, data.to_vec()));
+                Ok(())
+            }
+            None => self.store.write_at(pos, data),
+        }
+    }
+
+    /// Cut the store at `len` (at the end of a journaled change).
+    fn cut(&mut self, len: u64) -> Result<()> {
+        match &mut self.pending {
+            Some(c) => {
+                c.final_len = len;
+                Ok(())
+            }
+            None if self.store.len()? != len => self.store.truncate(len),
+            None => Ok(()),
+        }
+    }
+
+    /// Whether changes that overwrite live bytes go through the journal: frame files whose
+    /// frame ends the file (the record goes after it; a frame followed by others in its
+    /// file is changed in place, as before), and the index files of sparse frames.
+    fn journal_applies(&mut self) -> Result<bool> {
+        if self.deferred || matches!(self.kind, FrameKind::Contiguous { path: None }) {
+            return Ok(false);
+        }
+        Ok(self.store.len()? == self.base + self.len as u64)
+    }
+
+    /// Run the change `f` with its writes collected, then write them through the journal
+    /// (see [`journal`]): a writer stopped at any point leaves the old frame or, at the next
+    /// open, the new one. When the change fails before anything is written, the frame keeps
+    /// its state.
+    fn journaled(&mut self, f: impl FnOnce(&mut Frame) -> Result<()>) -> Result<()> {
+        if self.pending.is_some() || !self.journal_applies()? {
+            return f(self);
+        }
+        let saved = (self.header.clone(), self.trailer.clone(), self.offsets.clone(), self.payload_len, self.has_index, self.len);
+        let old_end = self.store.len()?;
+        self.pending = Some(journal::Change { writes: Vec::new(), final_len: old_end });
+        let r = f(self);
+        let change = self.pending.take().unwrap_or_default();
+        let restore = |f: &mut Frame| {
+            let (h, t, o, p, i, l) = saved;
+            (f.header, f.trailer, f.offsets, f.payload_len, f.has_index, f.len) = (h, t, o, p, i, l);
+        };
+        if let Err(e) = r {
+            restore(self);
+            return Err(e);
+        }
+        let at = old_end.max(change.final_len);
+        if let Err(e) = change.write_record(&mut *self.store, at) {
+            // No record: nothing was changed in place.
+            let _ = self.store.truncate(old_end);
+            restore(self);
+            return Err(e);
+        }
+        // The record is complete: the frame is the new one from here on (the next open
+        // finishes the writes if these fail twice).
+        change.apply(&mut *self.store).or_else(|_| change.apply(&mut *self.store))
     }
 
     /// Add `chunk` after the last one. The caller updates the header counters first.
@@ -690,6 +772,14 @@ impl Frame {
     /// Replace chunk `n`. In a contiguous frame a stored chunk is rewritten in place and the
     /// payload after it shifted; a sparse frame rewrites the chunk file.
     pub fn update(&mut self, n: usize, chunk: &[u8]) -> Result<()> {
+        if self.is_sparse() {
+            return self.update_unjournaled(n, chunk);
+        }
+        // Rewriting in place overwrites bytes a reader needs: through the journal.
+        self.journaled(|f| f.update_unjournaled(n, chunk))
+    }
+
+    fn update_unjournaled(&mut self, n: usize, chunk: &[u8]) -> Result<()> {
         let old = self.location(n)?;
         let special = offsets::storable_special(chunk);
         let (_, cbytes) = chunk_sizes(chunk)?;
@@ -699,16 +789,26 @@ impl Frame {
                 let dir = dir.clone();
                 let files = self.files.clone();
                 if let Some(s) = special {
+                    let was = std::mem::replace(&mut self.offsets.entries_mut()[n], offsets::special_offset(s));
+                    if let Err(e) = self.commit() {
+                        self.offsets.entries_mut()[n] = was;
+                        return Err(e);
+                    }
+                    // As in `delete`: the file goes once the index no longer names it.
                     if let ChunkLocation::Stored(id) = old {
                         sframe::delete_chunk(&dir, id)?;
                     }
-                    self.offsets.entries_mut()[n] = offsets::special_offset(s);
+                    return Ok(());
                 } else {
                     let id = match old {
                         ChunkLocation::Stored(id) => id,
                         ChunkLocation::Special(_) => self.next_sparse_id(),
                     };
-                    sframe::write_chunk(&*files, &dir, id, chunk)?;
+                    match old {
+                        // An existing chunk file is replaced whole (never left half-written).
+                        ChunkLocation::Stored(_) => sframe::replace_chunk(&*files, &dir, id, chunk)?,
+                        ChunkLocation::Special(_) => sframe::write_chunk(&*files, &dir, id, chunk)?,
+                    }
                     self.offsets.entries_mut()[n] = id;
                 }
             }
@@ -727,10 +827,10 @@ impl Frame {
                 let delta = new_cb - old_cb;
                 if delta != 0 && tail_len > 0 {
                     let tail = self.store.read_vec(self.chunk_pos(tail_src), tail_len as usize)?;
-                    self.store.write_at(self.chunk_pos(old_off + new_cb), &tail)?;
+                    self.put(self.chunk_pos(old_off + new_cb), &tail)?;
                 }
                 if special.is_none() {
-                    self.store.write_at(self.chunk_pos(old_off), chunk)?;
+                    self.put(self.chunk_pos(old_off), chunk)?;
                 }
                 for (i, o) in self.offsets.entries_mut().iter_mut().enumerate() {
                     if i != n && *o >= 0 && *o > old_off {
@@ -751,11 +851,17 @@ impl Frame {
     /// the reference does); a sparse frame removes the chunk file.
     pub fn delete(&mut self, n: usize) -> Result<()> {
         let loc = self.location(n)?;
+        let removed = self.offsets.entries_mut().remove(n);
+        if let Err(e) = self.commit() {
+            self.offsets.entries_mut().insert(n, removed);
+            return Err(e);
+        }
+        // The chunk file goes once the index no longer names it (a writer stopped in
+        // between leaves an unused file, never an index naming a missing one).
         if let (FrameKind::Sparse { dir }, ChunkLocation::Stored(id)) = (&self.kind, loc) {
             sframe::delete_chunk(dir, id)?;
         }
-        self.offsets.entries_mut().remove(n);
-        self.commit()
+        Ok(())
     }
 
     /// Reorder the index: new entry `i` is old entry `order[i]` (a permutation).
@@ -818,9 +924,9 @@ impl Frame {
     /// when the new chunk is at least as long as the old index and trailer (then the new
     /// index and trailer go beyond the old frame's end first, and the chunk over the old
     /// tail next); otherwise chunk, index and trailer go out in one write. A frame whose
-    /// header is then stale reads as its tail describes it (`recover_stale_header`). Only a
+    /// header is then stale reads as its tail describes it (`recover_stale_header`). A
     /// header that changes length (adding a metalayer moves the payload) and the rewrites
-    /// of a contiguous update are not covered.
+    /// of a contiguous update go through the journal instead ([`Frame::journaled`]).
     fn commit_with(&mut self, index: Option<Vec<u8>>, new_chunk: Option<&[u8]>) -> Result<()> {
         let old_hlen = self.header.header_len;
         let old_len = self.len;
@@ -840,40 +946,50 @@ impl Frame {
         hbytes[POS_FRAME_LEN..POS_FRAME_LEN + 8].copy_from_slice(&(len as u64).to_be_bytes());
         let new_cb = new_chunk.map_or(0, |c| c.len() as u64);
         let index_pos = self.base + hlen as u64 + self.payload_len as u64;
+        // Only a new chunk whose new tail lies past the old frame's end is safe by write
+        // order alone; any other change overwrites bytes the old frame needs (its index and
+        // trailer rewritten in place, a header that changes length moving the payload, a
+        // short chunk written over the old tail): through the journal.
+        let tail_past_end = new_chunk.is_some() && index_pos >= self.base + old_len as u64;
+        if old_len > 0 && !tail_past_end && self.pending.is_none() && self.journal_applies()? {
+            self.header.header_len = old_hlen;
+            return self.journaled(|f| f.commit_with(Some(index), new_chunk));
+        }
         let end = index_pos + index.len() as u64 + tbytes.len() as u64;
         let mut tail = index;
         tail.extend_from_slice(&tbytes);
         if old_hlen != 0 && old_hlen != hlen {
-            // The header changes length: move the payload (not crash-safe), then as before.
+            // The header changes length: move the payload, then as before (through the
+            // journal for frame files, see above).
             let old_payload = (self.payload_len as u64).saturating_sub(new_cb);
             if old_payload > 0 {
                 let payload = self.store.read_vec(self.base + old_hlen as u64, old_payload as usize)?;
-                self.store.write_at(self.base + hlen as u64, &payload)?;
+                self.put(self.base + hlen as u64, &payload)?;
             }
             if let Some(c) = new_chunk {
-                self.store.write_at(index_pos - new_cb, c)?;
+                self.put(index_pos - new_cb, c)?;
             }
-            self.store.write_at(index_pos, &tail)?;
+            self.put(index_pos, &tail)?;
         } else if let Some(c) = new_chunk {
             let chunk_pos = index_pos - new_cb;
             if old_len > 0 && index_pos >= self.base + old_len as u64 {
                 // The new tail lies past the old frame's end: write it first.
-                self.store.write_at(index_pos, &tail)?;
-                self.store.write_at(chunk_pos, c)?;
+                self.put(index_pos, &tail)?;
+                self.put(chunk_pos, c)?;
             } else {
                 let mut all = Vec::with_capacity(c.len() + tail.len());
                 all.extend_from_slice(c);
                 all.extend_from_slice(&tail);
-                self.store.write_at(chunk_pos, &all)?;
+                self.put(chunk_pos, &all)?;
             }
         } else {
-            self.store.write_at(index_pos, &tail)?;
+            self.put(index_pos, &tail)?;
         }
-        if self.store.len()? != end {
-            self.store.truncate(end)?;
+        self.cut(end)?;
+        self.put(self.base, &hbytes)?;
+        if self.pending.is_none() {
+            self.store.sync()?;
         }
-        self.store.write_at(self.base, &hbytes)?;
-        self.store.sync()?;
         self.len = len;
         debug_assert!(tbytes.len() >= TRAILER_LEN_OFFSET);
         Ok(())

@@ -245,6 +245,15 @@ pub trait Opener: Send + Sync {
     fn open(&self, path: &Path, writable: bool) -> Result<Box<dyn Storage>>;
     /// Create (or truncate) the file at `path`.
     fn create(&self, path: &Path) -> Result<Box<dyn Storage>>;
+    /// Replace the whole content of the existing file at `path` by `data`, so that a writer
+    /// stopped half-way leaves the old content or the new one, where the backend can (the
+    /// `std::fs` one writes a new file and renames it over the old; by default the file is
+    /// rewritten in place).
+    fn replace(&self, path: &Path, data: &[u8]) -> Result<()> {
+        let mut f = self.create(path).map_err(|_| Error::FileWrite)?;
+        f.write_at(0, data)?;
+        f.sync()
+    }
     /// A reader for many small reads of the file at `path` that keeps its handle between
     /// them, where the backend allows it. User backends get a stream per read, as their
     /// contract says, so by default there is none.
@@ -327,6 +336,22 @@ impl Opener for FsOpener {
 
     fn kept_reader(&self, path: &Path) -> Option<KeptFile> {
         Some(KeptFile::new(path))
+    }
+
+    fn replace(&self, path: &Path, data: &[u8]) -> Result<()> {
+        let mut tmp = path.as_os_str().to_owned();
+        tmp.push(".new");
+        let tmp = std::path::PathBuf::from(tmp);
+        let written = (|| {
+            let mut f = FileStorage::create(&tmp).map_err(|_| Error::FileWrite)?;
+            f.write_at(0, data)?;
+            f.sync()?;
+            std::fs::rename(&tmp, path).map_err(|_| Error::FileWrite)
+        })();
+        if written.is_err() {
+            let _ = std::fs::remove_file(&tmp);
+        }
+        written
     }
 }
 

@@ -6,6 +6,7 @@
 pub mod cframe;
 pub mod header;
 pub mod io;
+pub mod journal;
 pub mod lock;
 pub mod msgpack;
 pub mod offsets;

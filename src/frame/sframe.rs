@@ -53,6 +53,12 @@ pub fn write_chunk(io: &dyn Opener, dir: &Path, id: i64, chunk: &[u8]) -> Result
     f.sync()
 }
 
+/// Replace the content of chunk file number `id`: a writer stopped half-way leaves the old
+/// chunk or the new one (see [`Opener::replace`]).
+pub fn replace_chunk(io: &dyn Opener, dir: &Path, id: i64, chunk: &[u8]) -> Result<()> {
+    io.replace(&chunk_path(dir, id)?, chunk)
+}
+
 /// Remove chunk file number `id`.
 pub fn delete_chunk(dir: &Path, id: i64) -> Result<()> {
     std::fs::remove_file(chunk_path(dir, id)?).map_err(|_| Error::FileRemove)

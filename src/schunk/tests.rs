@@ -805,3 +805,137 @@ fn stale_header_after_an_interrupted_append_reads_the_tail() {
     let cut = &stale[..stale.len() - 10];
     assert!(SuperChunk::from_buffer_copy(cut).is_err());
 }
+
+/// Storage that stops writing once a shared budget of writes is spent, as a writer killed
+/// at that point would: every later write, truncate or sync fails and changes nothing.
+struct Cut {
+    inner: Box<dyn crate::frame::io::Storage>,
+    budget: Arc<std::sync::atomic::AtomicI64>,
+}
+
+impl Cut {
+    fn spend(&self) -> Result<()> {
+        use std::sync::atomic::Ordering;
+        if self.budget.fetch_sub(1, Ordering::SeqCst) <= 0 {
+            return Err(Error::FileWrite);
+        }
+        Ok(())
+    }
+}
+
+impl crate::frame::io::Storage for Cut {
+    fn len(&mut self) -> Result<u64> {
+        self.inner.len()
+    }
+    fn read_at(&mut self, pos: u64, buf: &mut [u8]) -> Result<()> {
+        self.inner.read_at(pos, buf)
+    }
+    fn write_at(&mut self, pos: u64, data: &[u8]) -> Result<()> {
+        self.spend()?;
+        self.inner.write_at(pos, data)
+    }
+    fn truncate(&mut self, len: u64) -> Result<()> {
+        self.spend()?;
+        self.inner.truncate(len)
+    }
+}
+
+struct CutOpener(Arc<std::sync::atomic::AtomicI64>);
+
+impl Opener for CutOpener {
+    fn open(&self, path: &Path, writable: bool) -> Result<Box<dyn crate::frame::io::Storage>> {
+        Ok(Box::new(Cut { inner: fs_opener().open(path, writable)?, budget: self.0.clone() }))
+    }
+    fn create(&self, path: &Path) -> Result<Box<dyn crate::frame::io::Storage>> {
+        Ok(Box::new(Cut { inner: fs_opener().create(path)?, budget: self.0.clone() }))
+    }
+    /// As the `std::fs` opener's (a new file renamed over the old): stopped before the
+    /// rename, the old file stays.
+    fn replace(&self, path: &Path, data: &[u8]) -> Result<()> {
+        Cut { inner: Box::new(crate::frame::io::MemStorage::default()), budget: self.0.clone() }.spend()?;
+        fs_opener().replace(path, data)
+    }
+}
+
+/// The chunks of the frame at `path` as a fresh handle reads them (`None`: it does not open).
+fn chunks_at(path: &Path) -> Option<Vec<Vec<u8>>> {
+    let mut sc = SuperChunk::open(path, 0).ok()?;
+    (0..sc.nchunks()).map(|i| sc.get_chunk(i).ok().map(|c| c.into_owned())).collect()
+}
+
+/// Every change, stopped after each of its writes: the frame then opens as it was before
+/// the change or as it is after, never anything else (contiguous frame files go through the
+/// redo journal where the write order alone cannot do it; sparse frames replace chunk files
+/// whole and journal their index file).
+#[test]
+fn changes_stopped_at_any_write_leave_old_or_new_frame() {
+    use std::sync::atomic::{AtomicI64, Ordering};
+    let dir = tmpdir("cut");
+    let (cp, dp) = params(4);
+    type Change = fn(&mut SuperChunk) -> Result<()>;
+    let changes: [(&str, Change); 6] = [
+        ("update middle", |s| {
+            let c = chunk_of(s, &data(2000, 99));
+            s.update_chunk(3, &c).map(drop)
+        }),
+        ("update smaller", |s| {
+            let c = chunk_of(s, &[7u8; 8000]);
+            s.update_chunk(2, &c).map(drop)
+        }),
+        ("delete", |s| s.delete_chunk(1).map(drop)),
+        ("insert", |s| {
+            let c = chunk_of(s, &data(2000, 42));
+            s.insert_chunk(2, &c).map(drop)
+        }),
+        ("append small", |s| {
+            let c = chunk_of(s, &[1u8; 8000]);
+            s.append_chunk(&c).map(drop)
+        }),
+        ("vlmetalayer", |s| s.vlmeta_add("note", &data(300, 5), None).map(drop)),
+    ];
+    for contiguous in [true, false] {
+        for (name, change) in changes {
+            let path = dir.join(format!("f-{contiguous}-{}", name.replace(' ', "_")));
+            for cut in 0..64 {
+                let _ = std::fs::remove_dir_all(&path);
+                let _ = std::fs::remove_file(&path);
+                let budget = Arc::new(AtomicI64::new(i64::MAX));
+                let spec = StorageSpec { contiguous, urlpath: Some(path.clone()) };
+                let mut sc = SuperChunk::new_on(cp.clone(), dp.clone(), &spec, Arc::new(CutOpener(budget.clone()))).unwrap();
+                for k in 0..6 {
+                    sc.append_buffer(&data(2000, k)).unwrap();
+                }
+                let before = chunks_at(&path).expect("the frame before the change opens");
+                budget.store(cut, Ordering::SeqCst);
+                let done = change(&mut sc).is_ok();
+                drop(sc);
+                let after = chunks_at(&path);
+                // What the change makes, done without interruption on a copy.
+                let reference = {
+                    let p2 = dir.join("whole");
+                    let _ = std::fs::remove_dir_all(&p2);
+                    let _ = std::fs::remove_file(&p2);
+                    let spec2 = StorageSpec { contiguous, urlpath: Some(p2.clone()) };
+                    let mut s2 = SuperChunk::new(cp.clone(), dp.clone(), &spec2).unwrap();
+                    for k in 0..6 {
+                        s2.append_buffer(&data(2000, k)).unwrap();
+                    }
+                    change(&mut s2).unwrap();
+                    drop(s2);
+                    chunks_at(&p2).unwrap()
+                };
+                let after = after.unwrap_or_else(|| panic!("{name}, contiguous {contiguous}, cut after {cut} writes: does not open"));
+                assert!(after == before || after == reference, "{name}, contiguous {contiguous}, cut after {cut} writes: neither state");
+                if done {
+                    assert_eq!(after, reference, "{name}, contiguous {contiguous}: completed change not there");
+                    break;
+                }
+            }
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+fn chunk_of(s: &mut SuperChunk, bytes: &[u8]) -> Vec<u8> {
+    crate::chunk::compress(bytes, &s.cparams().clone()).unwrap()
+}

@@ -70,6 +70,8 @@ pub struct Pool {
 }
 
 impl Pool {
+    /// Start `nthreads - 1` worker threads (`nthreads` 0 counts as 1); the error is the OS's
+    /// refusal to spawn one (`BLOSC2_ERROR_THREAD_CREATE` at the C layer).
     pub fn new(nthreads: usize) -> std::io::Result<Pool> {
         let nthreads = nthreads.max(1);
         let (done_tx, done_rx) = channel::<bool>();
@@ -85,6 +87,7 @@ impl Pool {
         Ok(Pool { nthreads, workers, done_rx: Mutex::new(done_rx) })
     }
 
+    /// Threads a [`Pool::run`] call uses, the caller's included (at least 1).
     pub fn nthreads(&self) -> usize {
         self.nthreads
     }

@@ -1,10 +1,14 @@
 //! The API version this library implements (c-blosc2 3.3.x).
 
+/// Major number of the c-blosc2 API version implemented (`BLOSC2_VERSION_MAJOR`).
 pub const VERSION_MAJOR: u32 = 3;
+/// Minor number of that version (`BLOSC2_VERSION_MINOR`).
 pub const VERSION_MINOR: u32 = 3;
+/// Release (patch) number of that version (`BLOSC2_VERSION_RELEASE`).
 pub const VERSION_RELEASE: u32 = 5;
 /// Reported by `blosc2_get_version_string`: the reference API version we are compatible with.
 pub const VERSION_STRING: &str = "3.3.5";
+/// Release date string in c-blosc2's SVN-keyword form (`BLOSC2_VERSION_DATE`).
 pub const VERSION_DATE: &str = "$Date:: 2026-09-24 #$";
 
 /// Which c-blosc2 generation's writing rules to follow.

@@ -8,9 +8,14 @@ const L1: i32 = 32 * 1024;
 /// The most streams a block is split into.
 const MAX_STREAMS: i32 = 16;
 
+/// `BLOSC_ALWAYS_SPLIT`: split every block into one stream per byte of the type.
 pub const ALWAYS_SPLIT: i32 = 1;
+/// `BLOSC_NEVER_SPLIT`: compress every block as one stream.
 pub const NEVER_SPLIT: i32 = 2;
+/// `BLOSC_AUTO_SPLIT`: let [`split_block`] decide (fast codecs with byte shuffle).
 pub const AUTO_SPLIT: i32 = 3;
+/// `BLOSC_FORWARD_COMPAT_SPLIT`, the default: meant to keep chunks readable by c-blosc 1.x;
+/// [`split_block`] decides it by the same rule as [`AUTO_SPLIT`].
 pub const FORWARD_COMPAT_SPLIT: i32 = 4;
 
 /// Whether blocks are split into `typesize` streams. `filter_flags` are the Blosc1 flag bits of

@@ -26,7 +26,9 @@ pub const MIN_USEFUL_DICT: usize = 256;
 
 /// A compression context: parameters, user hooks and the worker threads it keeps.
 pub struct Compressor {
+    /// Codec, level, typesize, filters, threads and the rest of `blosc2_cparams`.
     pub params: CompressParams,
+    /// Called for every block to produce its data before the filters (`cparams.prefilter`).
     pub prefilter: Option<Arc<dyn Prefilter>>,
     /// A user tuner's hooks, run around every chunk.
     pub tuner: Option<Arc<dyn Tuner>>,
@@ -328,6 +330,7 @@ fn compress_block(job: &Job<'_>, j: usize, tid: usize, out: &mut [u8], sc: &mut 
 }
 
 impl Compressor {
+    /// A context with `params`, no hooks and no threads started yet.
     pub fn new(params: CompressParams) -> Compressor {
         Compressor {
             params,

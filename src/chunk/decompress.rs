@@ -24,12 +24,18 @@ use super::lazy::LazyTrailer;
 
 /// A decompression context.
 pub struct Decompressor {
+    /// Thread count and typesize, as set by `blosc2_dparams`.
     pub params: DecompressParams,
+    /// Called on every decoded block, writing its destination (`dparams.postfilter`).
     pub postfilter: Option<Arc<dyn Postfilter>>,
     /// Blocks to skip in the next call only (`blosc2_set_maskout`).
     pub maskout: Option<Vec<bool>>,
+    /// Chunk number reported to the postfilter (-1 when not in a super-chunk).
     pub nchunk: i64,
+    /// Passed through to user codec and filter callbacks.
     pub call: FilterCallContext,
+    /// Where the blocks of lazy chunks are read from (the frame they came from); without it a
+    /// lazy chunk cannot be decoded.
     pub lazy: Option<Arc<dyn LazyReader>>,
     workers: Workers,
 }
@@ -55,12 +61,17 @@ impl ChunkDict {
 /// A validated chunk, ready to have its blocks decoded.
 pub struct ChunkView<'a> {
     src: &'a [u8],
+    /// The chunk's validated header.
     pub header: ChunkHeader,
     hlen: usize,
+    /// Bytes per item, from the header.
     pub typesize: usize,
+    /// Uncompressed bytes of a full block; for VL-block chunks, of the largest block.
     pub blocksize: usize,
+    /// Number of blocks, the last one included.
     pub nblocks: usize,
     leftover: usize,
+    /// Uncompressed size of the whole chunk in bytes.
     pub nbytes: usize,
     special: Special,
     memcpyed: bool,
@@ -179,6 +190,7 @@ impl<'a> ChunkView<'a> {
         Ok(view)
     }
 
+    /// Whether the chunk has variable-length blocks.
     pub fn is_vlblocks(&self) -> bool {
         self.vl.is_some()
     }
@@ -215,6 +227,7 @@ impl<'a> ChunkView<'a> {
 }
 
 impl Decompressor {
+    /// A context with `params`, no hooks and no threads started yet.
     pub fn new(params: DecompressParams) -> Decompressor {
         Decompressor {
             params,
@@ -227,6 +240,7 @@ impl Decompressor {
         }
     }
 
+    /// Release worker threads (they come back on the next parallel call).
     pub fn release_threads(&mut self) {
         self.workers.release();
     }

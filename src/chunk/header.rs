@@ -4,55 +4,94 @@
 
 use crate::error::{Error, Result};
 
+/// Bytes of the Blosc1 chunk header (`BLOSC_MIN_HEADER_LENGTH`).
 pub const MIN_HEADER_LENGTH: usize = 16;
+/// Bytes of the Blosc2 extended chunk header (`BLOSC_EXTENDED_HEADER_LENGTH`).
 pub const EXTENDED_HEADER_LENGTH: usize = 32;
+/// Most bytes compression adds to its input (`BLOSC2_MAX_OVERHEAD`): one extended header,
+/// which is what an incompressible (memcpyed) chunk costs.
 pub const MAX_OVERHEAD: usize = EXTENDED_HEADER_LENGTH;
+/// Largest uncompressed size one chunk can hold (`BLOSC2_MAX_BUFFERSIZE`), so that `cbytes`
+/// still fits an `i32`.
 pub const MAX_BUFFERSIZE: i64 = i32::MAX as i64 - MAX_OVERHEAD as i64;
+/// Largest `blocksize` a header may declare (`BLOSC2_MAXBLOCKSIZE`); larger is invalid.
 pub const MAX_BLOCKSIZE: i32 = 536_866_816;
+/// Largest typesize the one-byte `typesize` field stores (`BLOSC_MAX_TYPESIZE`); larger
+/// typesizes are written as 1 (no shuffle).
 pub const MAX_TYPESIZE: i32 = 255;
+/// `BLOSC_MIN_BUFFERSIZE`: inputs shorter than this many bytes are stored memcpyed; it is also
+/// the fewest items per block for which the automatic split mode splits a block.
 pub const MIN_BUFFERSIZE: i32 = 32;
+/// Slots in a filter pipeline (`BLOSC2_MAX_FILTERS`), bytes 16-21 of the extended header.
 pub const MAX_FILTERS: usize = 6;
 
-/// Chunk format versions (byte 0).
+// Chunk format versions (byte 0).
+/// `BLOSC2_VERSION_FORMAT_ALPHA` (3): blosc2 alpha chunks, whose last filter slot is garbage.
 pub const VERSION_FORMAT_ALPHA: u8 = 3;
+/// `BLOSC2_VERSION_FORMAT_STABLE` (5): chunks of blosc2 2.0 and later.
 pub const VERSION_FORMAT_STABLE: u8 = 5;
+/// `BLOSC2_VERSION_FORMAT_VL_BLOCKS` (6): first version that may hold variable-length blocks.
 pub const VERSION_FORMAT_VL_BLOCKS: u8 = 6;
 /// The newest chunk format this library reads and writes.
 pub const VERSION_FORMAT: u8 = VERSION_FORMAT_VL_BLOCKS;
 
 // `flags` (byte 2) bits.
+/// `BLOSC_DOSHUFFLE`: byte shuffle applied (with [`DOBITSHUFFLE`] also set: extended header).
 pub const DOSHUFFLE: u8 = 0x1;
+/// `BLOSC_MEMCPYED`: the data follows the header uncompressed, without block starts.
 pub const MEMCPYED: u8 = 0x2;
+/// `BLOSC_DOBITSHUFFLE`: bit shuffle applied (with [`DOSHUFFLE`] also set: extended header).
 pub const DOBITSHUFFLE: u8 = 0x4;
+/// `BLOSC_DODELTA`: Blosc1 delta filter applied before the shuffle.
 pub const DODELTA: u8 = 0x8;
+/// Blocks are compressed as one stream each, not split into one stream per byte of the type.
 pub const DONT_SPLIT: u8 = 0x10;
 
 // `blosc2_flags` (byte 31) bits.
+/// `BLOSC2_USEDICT`: a codec dictionary is stored after the block starts.
 pub const USEDICT: u8 = 0x1;
+/// `BLOSC2_BIGENDIAN`: the data was written on a big-endian machine.
 pub const BIGENDIAN: u8 = 0x2;
+/// Lazy chunk: only the header and block starts are in memory, followed by a trailer saying
+/// where the blocks are in the frame (set by the frame reader, never stored on disk).
 pub const LAZY: u8 = 0x8;
+/// `BLOSC2_INSTR_CODEC`: the chunk holds codec instrumentation records instead of data.
 pub const INSTR_CODEC: u8 = 0x80;
 // `blosc2_flags2` (byte 30) bits.
+/// `BLOSC2_VL_BLOCKS`: variable-length blocks; `blocksize` then holds the number of blocks and
+/// each block starts with its uncompressed size.
 pub const VL_BLOCKS: u8 = 0x1;
 
 // Filter ids.
+/// `BLOSC_NOFILTER`: empty pipeline slot.
 pub const NOFILTER: u8 = 0;
+/// `BLOSC_SHUFFLE`: byte shuffle by typesize.
 pub const SHUFFLE: u8 = 1;
+/// `BLOSC_BITSHUFFLE`: bit shuffle by typesize.
 pub const BITSHUFFLE: u8 = 2;
+/// `BLOSC_DELTA`: XOR of each block against the first block of the chunk.
 pub const DELTA: u8 = 3;
+/// `BLOSC_TRUNC_PREC`: floating-point mantissa truncation (meta: mantissa bits kept,
+/// or dropped when negative).
 pub const TRUNC_PREC: u8 = 4;
 
 /// What a whole chunk holds when it has no data blocks (bits 4-6 of `blosc2_flags`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Special {
+    /// `BLOSC2_NO_SPECIAL`: a regular chunk with data blocks.
     None,
+    /// `BLOSC2_SPECIAL_ZERO`: every byte is zero.
     Zero,
+    /// `BLOSC2_SPECIAL_NAN`: every item is a NaN (only readable for 4- or 8-byte floats).
     Nan,
+    /// `BLOSC2_SPECIAL_VALUE`: every item repeats the value stored after the header.
     Value,
+    /// `BLOSC2_SPECIAL_UNINIT`: contents are undefined (nothing is written on decompression).
     Uninit,
 }
 
 impl Special {
+    /// The kind coded by `bits` (already shifted down from `blosc2_flags`); `None` past 4.
     pub fn from_bits(bits: u8) -> Option<Special> {
         Some(match bits {
             0 => Special::None,
@@ -64,6 +103,7 @@ impl Special {
         })
     }
 
+    /// The 3-bit code of this kind, before shifting into bits 4-6 of `blosc2_flags`.
     pub fn bits(self) -> u8 {
         match self {
             Special::None => 0,
@@ -79,18 +119,36 @@ impl Special {
 /// exactly as Blosc1 meant it (shuffle/bitshuffle in the last slot, delta before it).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ChunkHeader {
+    /// Chunk format version (byte 0), one of the `VERSION_FORMAT*` values or a Blosc1 1-2.
     pub version: u8,
+    /// Codec format version (byte 1): 1 for built-in codecs, a user codec's registered version.
     pub versionlz: u8,
+    /// Byte 2: [`DOSHUFFLE`], [`MEMCPYED`], [`DOBITSHUFFLE`], [`DODELTA`], [`DONT_SPLIT`] and
+    /// the 3-bit codec format in bits 5-7 (see [`ChunkHeader::compformat`]).
     pub flags: u8,
+    /// Bytes per item (byte 3), 1-255.
     pub typesize: u8,
+    /// Uncompressed size in bytes, header excluded (bytes 4-7).
     pub nbytes: i32,
+    /// Uncompressed bytes per block (bytes 8-11; the last block may be shorter). Clamped to
+    /// `nbytes` when larger; with [`VL_BLOCKS`] it is the number of blocks instead.
     pub blocksize: i32,
+    /// Compressed size of the whole chunk in bytes, header included (bytes 12-15).
     pub cbytes: i32,
+    /// Filter ids applied in slot order on compression (bytes 16-21); for a 16-byte header,
+    /// derived from `flags`.
     pub filters: [u8; MAX_FILTERS],
+    /// Codec id (byte 22), used when the codec format is `BLOSC_UDCODEC_FORMAT` (user or
+    /// plugin codec); 0 in 16-byte headers.
     pub udcompcode: u8,
+    /// Codec metadata byte (byte 23), e.g. the cell size of NDLZ or the mode parameter of ZFP.
     pub compcode_meta: u8,
+    /// Per-slot filter metadata (bytes 24-29), e.g. the bits kept by truncation.
     pub filters_meta: [u8; MAX_FILTERS],
+    /// Second Blosc2 flags byte (byte 30): [`VL_BLOCKS`]; other bits announce newer features.
     pub blosc2_flags2: u8,
+    /// Blosc2 flags byte (byte 31): [`USEDICT`], [`BIGENDIAN`], [`LAZY`], the [`Special`] kind
+    /// in bits 4-6 and [`INSTR_CODEC`].
     pub blosc2_flags: u8,
     /// Whether the 32-byte header is present.
     pub extended: bool,
@@ -215,6 +273,7 @@ impl ChunkHeader {
         Ok(h)
     }
 
+    /// Header length in bytes: [`EXTENDED_HEADER_LENGTH`] or [`MIN_HEADER_LENGTH`].
     pub fn header_len(&self) -> usize {
         if self.extended {
             EXTENDED_HEADER_LENGTH
@@ -223,10 +282,12 @@ impl ChunkHeader {
         }
     }
 
+    /// Whether the data is stored uncompressed right after the header ([`MEMCPYED`]).
     pub fn memcpyed(&self) -> bool {
         self.flags & MEMCPYED != 0
     }
 
+    /// Whether each block is one codec stream ([`DONT_SPLIT`]) rather than typesize streams.
     pub fn dont_split(&self) -> bool {
         self.flags & DONT_SPLIT != 0
     }
@@ -236,6 +297,8 @@ impl ChunkHeader {
         self.flags >> 5
     }
 
+    /// The special kind of the chunk ([`Special::None`] for 16-byte headers); `None` when the
+    /// bits hold an unknown kind.
     pub fn special(&self) -> Option<Special> {
         if !self.extended {
             return Some(Special::None);
@@ -243,14 +306,17 @@ impl ChunkHeader {
         Special::from_bits((self.blosc2_flags >> 4) & 0x7)
     }
 
+    /// Whether a codec dictionary follows the block starts ([`USEDICT`]).
     pub fn use_dict(&self) -> bool {
         self.extended && self.blosc2_flags & USEDICT != 0
     }
 
+    /// Whether this is a lazy chunk whose blocks are still on disk ([`LAZY`]).
     pub fn lazy(&self) -> bool {
         self.extended && self.blosc2_flags & LAZY != 0
     }
 
+    /// Whether the chunk has variable-length blocks ([`VL_BLOCKS`]).
     pub fn vlblocks(&self) -> bool {
         self.extended && self.blosc2_flags2 & VL_BLOCKS != 0
     }

@@ -4,12 +4,17 @@
 /// Where a block sits, for callbacks.
 #[derive(Debug, Clone, Copy)]
 pub struct BlockInfo {
+    /// Chunk number in the super-chunk (-1 outside one).
     pub nchunk: i64,
+    /// Index of the block in its chunk.
     pub nblock: i32,
     /// Byte offset of the block inside the chunk's uncompressed data.
     pub offset: i32,
+    /// Uncompressed bytes of the block (the last block may be shorter).
     pub size: i32,
+    /// Bytes per item of the chunk.
     pub typesize: i32,
+    /// Index of the thread running the callback (0 for the caller's thread).
     pub tid: i32,
 }
 

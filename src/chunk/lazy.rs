@@ -25,11 +25,15 @@ pub trait LazyReader: Send + Sync {
 /// Bytes of one lazy chunk read ahead from disk in one go (the span covering the blocks a
 /// reader is about to decode), served from memory; anything else goes to `fallback`.
 pub struct Prefetched {
+    /// Chunk number the read-ahead was made for (as in its lazy trailer).
     pub nchunk: i32,
+    /// Chunk position the read-ahead was made for (as in its lazy trailer).
     pub chunk_offset: i64,
     /// Where `bytes` start in the chunk.
     pub start: i64,
+    /// The bytes read ahead.
     pub bytes: Vec<u8>,
+    /// Reader for anything outside `bytes`; without one such reads fail with `InvalidParam`.
     pub fallback: Option<std::sync::Arc<dyn LazyReader>>,
 }
 
@@ -95,7 +99,11 @@ pub fn needed_span(lazy: &[u8], needed: &[bool], max_nbytes: usize) -> Option<(i
 /// The trailer of a lazy chunk, validated against the buffer it came in.
 #[derive(Debug, Clone)]
 pub struct LazyTrailer<'a> {
+    /// Chunk number the frame recorded: the chunk's index in a contiguous frame, its file
+    /// number in a sparse one. Handed back to the [`LazyReader`].
     pub nchunk: i32,
+    /// Where the chunk is: its byte position in a contiguous frame, its file number in a
+    /// sparse frame. Handed back to the [`LazyReader`].
     pub chunk_offset: i64,
     /// Compressed size of each block, as the frame recorded it: the table as it lies in the
     /// chunk (little-endian i32s), read an entry at a time (a call reading one block of a

@@ -9,8 +9,11 @@ use crate::scratch::ScratchBuf;
 /// Which buffer currently holds the block's bytes.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum Slot {
+    /// The caller's input block (read-only).
     Input,
+    /// Scratch buffer [`Buffers::a`].
     A,
+    /// Scratch buffer [`Buffers::b`].
     B,
 }
 
@@ -25,11 +28,14 @@ fn other(s: Slot) -> Slot {
 /// Scratch space for one worker: two block-sized buffers the pipeline ping-pongs between.
 #[derive(Default)]
 pub struct Buffers {
+    /// First ping-pong buffer.
     pub a: ScratchBuf,
+    /// Second ping-pong buffer.
     pub b: ScratchBuf,
 }
 
 impl Buffers {
+    /// Grow both buffers to hold at least `n` bytes.
     pub fn ensure(&mut self, n: usize) {
         self.a.grow_to(n);
         self.b.grow_to(n);
@@ -46,6 +52,7 @@ impl Buffers {
         }
     }
 
+    /// The first `n` bytes of the buffer `s` (the input itself for [`Slot::Input`]).
     pub fn get<'a>(&'a self, input: &'a [u8], s: Slot, n: usize) -> &'a [u8] {
         match s {
             Slot::Input => &input[..n],
@@ -54,6 +61,7 @@ impl Buffers {
         }
     }
 
+    /// The first `n` bytes of scratch buffer `s`, writable. Panics for [`Slot::Input`].
     pub fn get_mut(&mut self, s: Slot, n: usize) -> &mut [u8] {
         match s {
             Slot::A => &mut self.a[..n],
@@ -65,11 +73,15 @@ impl Buffers {
 
 /// Everything a pipeline step needs to know besides the data.
 pub struct PipelineParams<'a> {
+    /// Filter id of each slot ([`NOFILTER`] for an empty one).
     pub filters: &'a [u8; MAX_FILTERS],
+    /// Meta byte of each slot's filter.
     pub filters_meta: &'a [u8; MAX_FILTERS],
+    /// Bytes per item, what shuffle and delta work by.
     pub typesize: usize,
     /// Chunk format version (old bitshuffle chunks need a compatibility path).
     pub format_version: u8,
+    /// Passed to user filters.
     pub call: &'a registry::FilterCallContext,
 }
 

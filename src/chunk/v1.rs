@@ -37,17 +37,23 @@ use crate::filters;
 pub const VERSION_FORMAT: u8 = 2;
 /// Every codec's stream format version.
 pub const CODEC_VERSION_FORMAT: u8 = 1;
+/// Bytes of the c-blosc 1.x chunk header (`BLOSC_MIN_HEADER_LENGTH`).
 pub const HEADER_LEN: usize = 16;
+/// Largest typesize (`BLOSC_MAX_TYPESIZE`); a larger one is compressed as typesize 1.
 pub const MAX_TYPESIZE: usize = 255;
+/// Most threads c-blosc 1.x accepts (`BLOSC_MAX_THREADS`).
 pub const MAX_THREADS: i32 = 256;
 /// Largest input: what still fits an `i32` chunk size with its header.
 pub const MAX_BUFFERSIZE: usize = i32::MAX as usize - HEADER_LEN;
 /// Largest block a reader accepts (and a forced block size is capped to).
 pub const MAX_BLOCKSIZE: usize = (i32::MAX as usize - MAX_TYPESIZE * 4) / 3;
 
-/// Header flag bits.
+// Header flag bits.
+/// `BLOSC_DOSHUFFLE`: the blocks were byte-shuffled.
 pub const DOSHUFFLE: u8 = 0x1;
+/// `BLOSC_MEMCPYED`: the data follows the header raw, without block starts.
 pub const MEMCPYED: u8 = 0x2;
+/// `BLOSC_DOBITSHUFFLE`: the blocks were bit-shuffled.
 pub const DOBITSHUFFLE: u8 = 0x4;
 /// Reserved; readers refuse chunks that set it.
 const FUTURE_FLAG: u8 = 0x8;
@@ -62,22 +68,31 @@ const L1: usize = 32 * 1024;
 /// The codecs c-blosc 1.x knows, with its codes (`BLOSC_BLOSCLZ` ... `BLOSC_ZSTD`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Codec1 {
+    /// `BLOSC_BLOSCLZ` (0).
     BloscLz,
+    /// `BLOSC_LZ4` (1).
     Lz4,
+    /// `BLOSC_LZ4HC` (2): LZ4 high-compression; its streams are LZ4 streams.
     Lz4Hc,
+    /// `BLOSC_SNAPPY` (3); writing it needs the `snappy-compress` feature.
     Snappy,
+    /// `BLOSC_ZLIB` (4).
     Zlib,
+    /// `BLOSC_ZSTD` (5).
     Zstd,
 }
 
 impl Codec1 {
+    /// Every codec, in code order.
     pub const ALL: [Codec1; 6] =
         [Codec1::BloscLz, Codec1::Lz4, Codec1::Lz4Hc, Codec1::Snappy, Codec1::Zlib, Codec1::Zstd];
 
+    /// The `BLOSC_*` compressor code (`blosc_compname_to_compcode`).
     pub fn code(self) -> i32 {
         self as i32
     }
 
+    /// The codec with `BLOSC_*` code `code`; `None` if unknown.
     pub fn from_code(code: i32) -> Option<Codec1> {
         Codec1::ALL.into_iter().find(|c| c.code() == code)
     }
@@ -94,6 +109,7 @@ impl Codec1 {
         }
     }
 
+    /// The codec called `name` (exact, lower-case, as [`Codec1::name`]); `None` if unknown.
     pub fn from_name(name: &[u8]) -> Option<Codec1> {
         Codec1::ALL.into_iter().find(|c| c.name().as_bytes() == name)
     }
@@ -141,14 +157,21 @@ pub fn name_to_format(name: &[u8]) -> Option<u8> {
 /// caller behaves as "always" (c-blosc 1.x treats its "unsupported" answer as true).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SplitMode {
+    /// `BLOSC_ALWAYS_SPLIT` (1): split every block.
     Always,
+    /// `BLOSC_NEVER_SPLIT` (2): never split.
     Never,
+    /// `BLOSC_AUTO_SPLIT` (3): split for BloscLZ and Snappy when the block qualifies.
     Auto,
+    /// `BLOSC_FORWARD_COMPAT_SPLIT` (4), the default: split for every codec but zstd when the
+    /// block qualifies (typesize at most 16, at least 128 items per block).
     ForwardCompat,
+    /// Any other code a caller set; behaves as [`SplitMode::Always`] but is reported back as is.
     Other(i32),
 }
 
 impl SplitMode {
+    /// The mode for a `blosc_set_splitmode` code; unknown codes are kept in [`SplitMode::Other`].
     pub fn from_code(code: i32) -> SplitMode {
         match code {
             1 => SplitMode::Always,
@@ -159,6 +182,7 @@ impl SplitMode {
         }
     }
 
+    /// The `BLOSC_*_SPLIT` code of this mode (the caller's value for [`SplitMode::Other`]).
     pub fn code(self) -> i32 {
         match self {
             SplitMode::Always => 1,
@@ -175,15 +199,19 @@ impl SplitMode {
 /// combination gets its answer (0, -1, -5 or -10 in C).
 #[derive(Debug, Clone, Copy)]
 pub struct Params1 {
+    /// Compression level; 0 (stored raw) to 9, anything else is refused.
     pub clevel: i32,
     /// 0 none, 1 byte shuffle, 2 bit shuffle.
     pub shuffle: i32,
+    /// Bytes per item; above [`MAX_TYPESIZE`] treated as 1, and 0 is refused.
     pub typesize: usize,
     /// `None`: a name or code the library does not know.
     pub codec: Option<Codec1>,
     /// 0: automatic.
     pub blocksize: usize,
+    /// Whether blocks are split into one stream per byte of the item.
     pub splitmode: SplitMode,
+    /// Threads to use, 1..=[`MAX_THREADS`]; only checked when more than one block is to run.
     pub nthreads: i32,
 }
 
@@ -191,16 +219,25 @@ pub struct Params1 {
 /// report whatever is there).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Header1 {
+    /// Chunk format version (byte 0): [`VERSION_FORMAT`] for chunks c-blosc 1.x can read.
     pub version: u8,
+    /// Codec stream format version (byte 1), [`CODEC_VERSION_FORMAT`].
     pub versionlz: u8,
+    /// Byte 2: [`DOSHUFFLE`], [`MEMCPYED`], [`DOBITSHUFFLE`], bit 4 set when blocks are not
+    /// split, and the codec's [`Codec1::format`] in bits 5-7.
     pub flags: u8,
+    /// Bytes per item (byte 3).
     pub typesize: u8,
+    /// Uncompressed size in bytes (bytes 4-7).
     pub nbytes: i32,
+    /// Uncompressed bytes per block, the last one may be shorter (bytes 8-11).
     pub blocksize: i32,
+    /// Size of the whole chunk, header included (bytes 12-15).
     pub cbytes: i32,
 }
 
 impl Header1 {
+    /// Decode the 16 header bytes as they are, without any validation.
     pub fn read(src: &[u8; HEADER_LEN]) -> Header1 {
         let word = |at: usize| i32::from_le_bytes([src[at], src[at + 1], src[at + 2], src[at + 3]]);
         Header1 {

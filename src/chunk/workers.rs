@@ -9,7 +9,9 @@ use std::sync::Mutex;
 /// Buffers and codec contexts one thread reuses from block to block and call to call.
 #[derive(Default)]
 pub struct Scratch {
+    /// The filter pipeline's two block buffers.
     pub bufs: Buffers,
+    /// Codec contexts (zstd, zlib, ...) kept between blocks.
     pub codec: CodecScratch,
     /// Where a parallel worker compresses a block before it is placed in the chunk.
     pub out: Vec<u8>,
@@ -19,9 +21,11 @@ pub struct Scratch {
     pub lazy: Vec<u8>,
 }
 
+/// The worker threads of one compression or decompression context and their scratch areas.
 #[derive(Default)]
 pub struct Workers {
     pool: Option<Pool>,
+    /// One scratch area per thread, indexed by thread id.
     pub scratch: Vec<Mutex<Scratch>>,
 }
 

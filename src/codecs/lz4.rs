@@ -79,6 +79,8 @@ pub fn compress(src: &[u8], dest: &mut [u8], accel: i32) -> Result<usize> {
     Ok(n as usize)
 }
 
+/// LZ4HC at level `clevel`; `Ok(0)` when the output does not fit in `dest`. Inputs over 2 GiB
+/// are [`Error::TwoGbLimit`].
 pub fn compress_hc(src: &[u8], dest: &mut [u8], clevel: u8) -> Result<usize> {
     if src.len() > (2usize << 30) {
         return Err(Error::TwoGbLimit);
@@ -156,6 +158,8 @@ pub fn compress_with_dict(
     Ok(n as usize)
 }
 
+/// Decode one LZ4 stream into `dest`; the bytes written, `None` for a corrupt stream or one
+/// that does not fit.
 pub fn decompress(src: &[u8], dest: &mut [u8]) -> Option<usize> {
     if src.len() > i32::MAX as usize || dest.len() > i32::MAX as usize {
         return None;
@@ -172,6 +176,7 @@ pub fn decompress(src: &[u8], dest: &mut [u8]) -> Option<usize> {
     (n >= 0).then_some(n as usize)
 }
 
+/// [`decompress`] for a stream compressed against `dict` (see [`compress_with_dict`]).
 pub fn decompress_with_dict(src: &[u8], dest: &mut [u8], dict: &[u8]) -> Option<usize> {
     if src.len() > i32::MAX as usize || dest.len() > i32::MAX as usize {
         return None;

@@ -20,16 +20,23 @@ use crate::error::{Error, Result};
 /// Codec ids as stored in cparams and in the extended header's `udcompcode` byte.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Codec {
+    /// `BLOSC_BLOSCLZ` (0), the default codec.
     BloscLz,
+    /// `BLOSC_LZ4` (1).
     Lz4,
+    /// `BLOSC_LZ4HC` (2): LZ4's high-compression encoder; the streams are plain LZ4.
     Lz4Hc,
+    /// `BLOSC_ZLIB` (4).
     Zlib,
+    /// `BLOSC_ZSTD` (5).
     Zstd,
     /// A codec registered at run time (ids 32..=255).
     User(u8),
 }
 
 impl Codec {
+    /// The codec for a `BLOSC_*` compressor code; ids 32 and up are [`Codec::User`]. `None` for
+    /// snappy (3, which Blosc2 chunks cannot be written with) and the other reserved ids.
     pub fn from_code(code: u8) -> Option<Codec> {
         Some(match code {
             0 => Codec::BloscLz,
@@ -42,6 +49,7 @@ impl Codec {
         })
     }
 
+    /// The `BLOSC_*` compressor code (`compcode` of `blosc2_cparams`).
     pub fn code(self) -> u8 {
         match self {
             Codec::BloscLz => 0,
@@ -64,6 +72,8 @@ impl Codec {
         }
     }
 
+    /// The name `blosc2_compcode_to_compname` reports; `None` for user codecs (their name is
+    /// in the registry).
     pub fn name(self) -> Option<&'static str> {
         match self {
             Codec::BloscLz => Some("blosclz"),
@@ -75,6 +85,8 @@ impl Codec {
         }
     }
 
+    /// The built-in codec called `name` (as [`Codec::name`]); user codecs are looked up in
+    /// [`registry`].
     pub fn from_name(name: &str) -> Option<Codec> {
         Some(match name {
             "blosclz" => Codec::BloscLz,
@@ -95,11 +107,17 @@ impl Codec {
 /// The BloscLZ format version this implementation is byte-compatible with.
 pub const BLOSCLZ_VERSION: &str = "2.5.3";
 
+/// `BLOSC_BLOSCLZ_FORMAT`: chunk `flags` bits 5-7 of BloscLZ streams.
 pub const FORMAT_BLOSCLZ: u8 = 0;
+/// `BLOSC_LZ4_FORMAT`: LZ4 and LZ4HC streams.
 pub const FORMAT_LZ4: u8 = 1;
+/// Snappy streams (c-blosc 1.x's `BLOSC_SNAPPY_FORMAT`): Blosc2 chunks are only read with it.
 pub const FORMAT_SNAPPY: u8 = 2;
+/// `BLOSC_ZLIB_FORMAT`: zlib streams.
 pub const FORMAT_ZLIB: u8 = 3;
+/// `BLOSC_ZSTD_FORMAT`: zstd streams.
 pub const FORMAT_ZSTD: u8 = 4;
+/// `BLOSC_UDCODEC_FORMAT`: a user or plugin codec, its id in header byte 22 (`udcompcode`).
 pub const FORMAT_UDCODEC: u8 = 6;
 
 /// The names and versions `blosc2_get_complib_info` reports, per library.
@@ -117,6 +135,7 @@ pub fn complib_name(format: u8) -> Option<&'static str> {
 /// Per-thread codec state reused between blocks (zstd contexts are costly to create).
 #[derive(Default)]
 pub struct CodecScratch {
+    /// zstd compression and decompression contexts.
     pub zstd: zstd::ZstdState,
 }
 
@@ -129,8 +148,11 @@ impl CodecScratch {
 
 /// Dictionaries a chunk is compressed or decompressed with (`BLOSC2_USEDICT`).
 pub enum Dict<'a> {
+    /// No dictionary.
     None,
+    /// A digested zstd dictionary.
     Zstd(&'a zstd::CDict),
+    /// The raw dictionary bytes, for LZ4 and LZ4HC.
     Lz4(&'a [u8]),
 }
 
@@ -199,7 +221,10 @@ pub fn decompress_stream(
 
 /// Dictionaries for decompression.
 pub enum DDict<'a> {
+    /// No dictionary.
     None,
+    /// A digested zstd dictionary.
     Zstd(&'a zstd::DDict),
+    /// The raw dictionary bytes, for LZ4 streams.
     Lz4(&'a [u8]),
 }

@@ -32,6 +32,8 @@ const HASH_LOG: u32 = 12;
 const TABLE_SIZE: usize = 1 << HASH_LOG;
 const FAILURE: i32 = -1;
 
+/// The NDLZ codec as a [`UserCodec`] (`BLOSC_CODEC_NDLZ`, 32); `compcode_meta` is the cell side,
+/// 4 or 8.
 pub struct Ndlz;
 
 impl UserCodec for Ndlz {

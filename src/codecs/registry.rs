@@ -7,9 +7,13 @@ use std::sync::{Arc, RwLock};
 
 /// A codec implemented outside this library.
 pub trait UserCodec: Send + Sync {
+    /// The codec id stored in chunks (`compcode`, 32-255).
     fn id(&self) -> u8;
+    /// The name `blosc2_compname_to_compcode` finds it by.
     fn name(&self) -> &str;
+    /// The codec's format version, written to byte 1 (`versionlz`) of its chunks.
     fn version(&self) -> u8;
+    /// The library code `blosc2_get_complib_info` reports for it.
     fn complib(&self) -> u8;
     /// Whether the codec can run (a plugin registered without functions may fail to load).
     fn available(&self) -> bool {
@@ -25,15 +29,25 @@ pub trait UserCodec: Send + Sync {
 /// into `blosc2_cparams`/`blosc2_dparams`).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct CodecCallContext {
+    /// Bytes per item of the chunk.
     pub typesize: i32,
+    /// Compression level (0-9).
     pub clevel: u8,
+    /// Block size of the context's parameters (0: automatic).
     pub blocksize: i32,
+    /// Threads of the context.
     pub nthreads: i16,
+    /// The codec id being called.
     pub compcode: u8,
+    /// The codec's meta byte, as stored in the chunk header (byte 23).
     pub compcode_meta: u8,
+    /// The chunk's filter pipeline.
     pub filters: [u8; 6],
+    /// Each filter slot's meta byte.
     pub filters_meta: [u8; 6],
+    /// Split mode (`BLOSC_*_SPLIT`).
     pub splitmode: i32,
+    /// Whether dictionaries were asked for.
     pub use_dict: bool,
     /// Opaque user pointers carried through (schunk, codec params), as integers.
     pub opaque: [usize; 4],
@@ -51,9 +65,13 @@ pub struct CodecCallContext {
 /// The shapes of a "b2nd" metalayer, in a fixed-size form the call context can copy.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct B2ndShapes {
+    /// Number of dimensions in use (the first `ndim` entries of each shape).
     pub ndim: u8,
+    /// Shape of the whole array, in items.
     pub shape: [i64; crate::b2nd::MAX_DIM],
+    /// Shape of a chunk, in items.
     pub chunkshape: [i32; crate::b2nd::MAX_DIM],
+    /// Shape of a block, in items.
     pub blockshape: [i32; crate::b2nd::MAX_DIM],
 }
 
@@ -68,6 +86,7 @@ impl B2ndShapes {
         Some(s)
     }
 
+    /// The block shape's `ndim` dimensions.
     pub fn blockshape(&self) -> &[i32] {
         &self.blockshape[..self.ndim as usize]
     }
@@ -78,12 +97,15 @@ static CODECS: RwLock<Vec<Arc<dyn UserCodec>>> = RwLock::new(Vec::new());
 /// Registration outcome, mapped to the reference's codes by the C layer.
 #[derive(Debug, PartialEq, Eq)]
 pub enum RegisterError {
+    /// No room for another codec.
     Full,
     /// The id is taken; `same_name` tells whether by a codec of the same name (a repeated
     /// registration, which the reference accepts) or by another one (refused).
-    Duplicate { same_name: bool },
+    Duplicate { /** Taken by a codec of this name. */ same_name: bool },
 }
 
+/// Register `codec` for its id (`blosc2_register_codec`). Ids of the built-in plugins
+/// ([`builtin`]) cannot be taken.
 pub fn register(codec: Arc<dyn UserCodec>) -> Result<(), RegisterError> {
     let mut v = CODECS.write().unwrap_or_else(|e| e.into_inner());
     if v.len() >= 255 {
@@ -96,6 +118,7 @@ pub fn register(codec: Arc<dyn UserCodec>) -> Result<(), RegisterError> {
     Ok(())
 }
 
+/// The codec with id `id`: a built-in plugin or a registered codec.
 pub fn find(id: u8) -> Option<Arc<dyn UserCodec>> {
     if let Some(b) = builtin(id) {
         return Some(b);
@@ -104,6 +127,7 @@ pub fn find(id: u8) -> Option<Arc<dyn UserCodec>> {
     v.iter().find(|c| c.id() == id).cloned()
 }
 
+/// The codec called `name`: a built-in plugin or a registered codec.
 pub fn find_by_name(name: &str) -> Option<Arc<dyn UserCodec>> {
     if let Some(b) = BUILTIN_IDS.iter().filter_map(|&id| builtin(id)).find(|c| c.name() == name) {
         return Some(b);
@@ -112,6 +136,7 @@ pub fn find_by_name(name: &str) -> Option<Arc<dyn UserCodec>> {
     v.iter().find(|c| c.name() == name).cloned()
 }
 
+/// The first codec reporting library code `lib` (see [`UserCodec::complib`]).
 pub fn find_by_complib(lib: u8) -> Option<Arc<dyn UserCodec>> {
     if let Some(b) = BUILTIN_IDS.iter().filter_map(|&id| builtin(id)).find(|c| c.complib() == lib) {
         return Some(b);

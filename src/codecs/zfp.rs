@@ -9,8 +9,11 @@
 use super::registry::{CodecCallContext, UserCodec};
 use crate::ffi::zfp::{self as z, Mode};
 
+/// `BLOSC_CODEC_ZFP_FIXED_ACCURACY` (33): the meta byte sets the absolute error bound.
 pub const ZFP_ACC: u8 = 33;
+/// `BLOSC_CODEC_ZFP_FIXED_PRECISION` (34): the meta byte sets the bit planes kept.
 pub const ZFP_PREC: u8 = 34;
+/// `BLOSC_CODEC_ZFP_FIXED_RATE` (35): the meta byte sets the bits per value, as a percentage.
 pub const ZFP_RATE: u8 = 35;
 
 /// Most dimensions ZFP handles.
@@ -19,7 +22,9 @@ const MAX_DIM: usize = 4;
 const MAX_PREC: u32 = 64;
 const FAILURE: i32 = -1;
 
+/// One of the three ZFP codecs as a [`UserCodec`].
 pub struct Zfp {
+    /// Which one: [`ZFP_ACC`], [`ZFP_PREC`] or [`ZFP_RATE`].
     pub id: u8,
 }
 

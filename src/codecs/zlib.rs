@@ -22,6 +22,8 @@ pub fn compress(src: &[u8], dest: &mut [u8], clevel: u8) -> usize {
     out_len as usize
 }
 
+/// Decode one zlib stream with `uncompress`; the bytes written, `None` for a corrupt stream
+/// or one that does not fit.
 pub fn decompress(src: &[u8], dest: &mut [u8]) -> Option<usize> {
     let mut out_len = dest.len() as z::uLongf;
     // SAFETY: uncompress is bounds-checked on both buffers.

@@ -68,6 +68,8 @@ impl ZstdState {
         }
     }
 
+    /// [`compress`](Self::compress) against a digested dictionary, at the level `dict` was made with;
+    /// 0 when the output does not fit.
     pub fn compress_with_dict(&mut self, src: &[u8], dest: &mut [u8], dict: &CDict) -> usize {
         let Some(cctx) = self.cctx() else { return 0 };
         // SAFETY: cctx and the cdict are live; buffers are valid for their lengths.
@@ -89,6 +91,8 @@ impl ZstdState {
         }
     }
 
+    /// Decode one zstd frame; the bytes written, `None` for a corrupt frame or one that does
+    /// not fit.
     pub fn decompress(&mut self, src: &[u8], dest: &mut [u8]) -> Option<usize> {
         let dctx = self.dctx()?;
         // SAFETY: dctx is live; zstd bounds-checks both buffers.
@@ -105,6 +109,7 @@ impl ZstdState {
         (unsafe { zs::ZSTD_isError(code) } == 0).then_some(code)
     }
 
+    /// [`decompress`](Self::decompress) for a frame compressed against the same dictionary.
     pub fn decompress_with_dict(
         &mut self,
         src: &[u8],
@@ -149,6 +154,7 @@ unsafe impl Send for CDict {}
 unsafe impl Sync for CDict {}
 
 impl CDict {
+    /// Digest `dict` for compressing at zstd `level` (see [`zstd_level`]); `None` if zstd refuses it.
     pub fn new(dict: &[u8], level: i32) -> Option<CDict> {
         // SAFETY: zstd copies the dictionary content.
         let p = unsafe { zs::ZSTD_createCDict(dict.as_ptr().cast(), dict.len(), level) };
@@ -170,6 +176,7 @@ unsafe impl Send for DDict {}
 unsafe impl Sync for DDict {}
 
 impl DDict {
+    /// Digest `dict` for decompression; `None` if zstd refuses it.
     pub fn new(dict: &[u8]) -> Option<DDict> {
         // SAFETY: zstd copies the dictionary content.
         let p = unsafe { zs::ZSTD_createDDict(dict.as_ptr().cast(), dict.len()) };

@@ -23,6 +23,8 @@ fn restart_at(stream_len: usize, buggy: bool) -> Option<usize> {
     }
 }
 
+/// Encode: replace each byte of each of the `typesize` streams of `src` by its difference to
+/// the previous byte, into `dest` (same length). `buggy` selects id 34's encoding.
 pub fn forward(typesize: usize, buggy: bool, src: &[u8], dest: &mut [u8]) {
     let ts = typesize.max(1);
     let sl = stream_len(src.len(), ts);
@@ -43,6 +45,8 @@ pub fn forward(typesize: usize, buggy: bool, src: &[u8], dest: &mut [u8]) {
     dest[tail..src.len()].copy_from_slice(&src[tail..]);
 }
 
+/// Decode what [`forward`] wrote with the same `typesize` and `buggy`: a running sum per
+/// stream.
 pub fn backward(typesize: usize, buggy: bool, src: &[u8], dest: &mut [u8]) {
     let ts = typesize.max(1);
     let sl = stream_len(src.len(), ts);

@@ -72,11 +72,11 @@ pub enum FilterError {
     /// `typesize` was 0.
     ZeroTypesize,
     /// `src` and `dest` have different lengths.
-    LengthMismatch { src: usize, dest: usize },
+    LengthMismatch { /** Length of `src`. */ src: usize, /** Length of `dest`. */ dest: usize },
     /// Precision truncation only knows 4-byte and 8-byte floats.
     UnsupportedTypesize(usize),
     /// `prec_bits` keeps no mantissa bit, or more than the type has.
-    PrecisionOutOfRange { prec_bits: i8, typesize: usize },
+    PrecisionOutOfRange { /** Signed bit count. */ prec_bits: i8, /** Bytes per item. */ typesize: usize },
 }
 
 impl FilterError {

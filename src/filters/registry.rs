@@ -10,13 +10,17 @@ pub type FilterCallContext = CallContext;
 /// Parameters handed to user codecs and filters, plus opaque C pointers the C layer needs.
 #[derive(Clone, Debug, Default)]
 pub struct CallContext {
+    /// The parameters of the call (shared with codec callbacks).
     pub codec: CodecCallContext,
 }
 
 /// A filter implemented outside this library.
 pub trait UserFilter: Send + Sync {
+    /// The filter id stored in chunk pipelines (32-255).
     fn id(&self) -> u8;
+    /// The name given at registration (`blosc2_filter.name`).
     fn name(&self) -> &str;
+    /// The version given at registration (`blosc2_filter.version`); not stored in chunks.
     fn version(&self) -> u8;
     /// 0 on success.
     fn forward(&self, src: &[u8], dest: &mut [u8], meta: u8, ctx: &CallContext) -> i32;
@@ -26,14 +30,18 @@ pub trait UserFilter: Send + Sync {
 
 static FILTERS: RwLock<Vec<Arc<dyn UserFilter>>> = RwLock::new(Vec::new());
 
+/// Registration outcome, mapped to the reference's codes by the C layer.
 #[derive(Debug, PartialEq, Eq)]
 pub enum RegisterError {
+    /// No room for another filter.
     Full,
     /// The id is taken; `same_name` tells whether by a filter of the same name (a repeated
     /// registration, which the reference accepts) or by another one (refused).
-    Duplicate { same_name: bool },
+    Duplicate { /** Taken by a filter of this name. */ same_name: bool },
 }
 
+/// Register `filter` for its id (`blosc2_register_filter`). Ids of the built-in plugins
+/// ([`builtin`]) cannot be taken.
 pub fn register(filter: Arc<dyn UserFilter>) -> Result<(), RegisterError> {
     let mut v = FILTERS.write().unwrap_or_else(|e| e.into_inner());
     if v.len() >= 255 {
@@ -46,6 +54,7 @@ pub fn register(filter: Arc<dyn UserFilter>) -> Result<(), RegisterError> {
     Ok(())
 }
 
+/// The filter with id `id`: a built-in plugin or a registered filter.
 pub fn find(id: u8) -> Option<Arc<dyn UserFilter>> {
     if let Some(b) = builtin(id) {
         return Some(b);
@@ -54,11 +63,16 @@ pub fn find(id: u8) -> Option<Arc<dyn UserFilter>> {
     v.iter().find(|f| f.id() == id).cloned()
 }
 
-/// Ids of the filter plugins the reference registers at start-up and this library implements.
+// Ids of the filter plugins the reference registers at start-up and this library implements.
+/// `BLOSC_FILTER_BYTEDELTA_BUGGY` (34): the first, buggy bytedelta, kept for old data.
 pub const BYTEDELTA_BUGGY: u8 = 34;
+/// `BLOSC_FILTER_BYTEDELTA` (35); meta: number of byte streams (0: the super-chunk's typesize).
 pub const BYTEDELTA: u8 = 35;
+/// `BLOSC_FILTER_INT_TRUNC` (36): integer precision truncation; meta: signed bits.
 pub const INT_TRUNC: u8 = 36;
+/// `BLOSC_FILTER_NDCELL` (32): regroups a b2nd block by cells of meta items per side.
 pub const NDCELL: u8 = 32;
+/// `BLOSC_FILTER_NDMEAN` (33): replaces each cell of a b2nd block by its mean (lossy).
 pub const NDMEAN: u8 = 33;
 
 /// The native implementation of one of those ids: available without `blosc2_init`, and a

@@ -29,9 +29,9 @@ use crate::error::{Error, Result};
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum FrameKind {
     /// Chunks inside the frame. `path` is the file when the frame is on disk.
-    Contiguous { path: Option<PathBuf> },
+    Contiguous { /** The frame file; `None` in memory. */ path: Option<PathBuf> },
     /// Chunks in files of the directory `dir`.
-    Sparse { dir: PathBuf },
+    Sparse { /** The frame's directory. */ dir: PathBuf },
 }
 
 /// How many times its stored size an index chunk may decode to. Real indexes compress a few
@@ -387,10 +387,12 @@ impl Frame {
         Ok(FrameHeader::peek_lengths(&fixed)?.1)
     }
 
+    /// Contiguous or sparse, with the path of its file or directory.
     pub fn kind(&self) -> &FrameKind {
         &self.kind
     }
 
+    /// Whether the chunks are files in a directory (a sparse frame).
     pub fn is_sparse(&self) -> bool {
         matches!(self.kind, FrameKind::Sparse { .. })
     }
@@ -400,10 +402,12 @@ impl Frame {
         self.len
     }
 
+    /// Whether the frame holds no chunk.
     pub fn is_empty(&self) -> bool {
         self.offsets.is_empty()
     }
 
+    /// Number of chunks, special (unstored) ones included.
     pub fn nchunks(&self) -> usize {
         self.offsets.len()
     }
@@ -418,6 +422,8 @@ impl Frame {
         self.payload_len
     }
 
+    /// The file or buffer the frame (or, if sparse, its `chunks.b2frame`) is read from and
+    /// written to.
     pub fn storage(&mut self) -> &mut dyn Storage {
         self.store.as_mut()
     }

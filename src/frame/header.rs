@@ -12,25 +12,43 @@ use crate::error::{Error, Result};
 pub const MAGIC: &[u8; 8] = b"b2frame\0";
 
 // Byte positions of the fixed fields (each is the position of the value, after its marker).
+/// `header_len` (`int32`): bytes of the whole header, metalayers included.
 pub const POS_HEADER_LEN: usize = 11;
+/// `frame_len` (`uint64`): bytes of the whole frame.
 pub const POS_FRAME_LEN: usize = 16;
+/// `general_flags`: format version, offset width, variable chunks, VL blocks.
 pub const POS_GENERAL_FLAGS: usize = 25;
+/// Frame type byte ([`FrameType::code`]): contiguous or sparse.
 pub const POS_FRAME_TYPE: usize = 26;
+/// Codec flags: codec id in bits 0-3 ([`UDCODEC_FORMAT`] for user codecs), clevel in 4-7.
 pub const POS_CODEC_FLAGS: usize = 27;
+/// Other flags: split mode minus 1 in bits 0-1.
 pub const POS_OTHER_FLAGS: usize = 28;
+/// `nbytes` (`int64`): uncompressed bytes of all chunks, metadata excluded.
 pub const POS_NBYTES: usize = 30;
+/// `cbytes` (`int64`): compressed bytes of all chunks, metadata excluded.
 pub const POS_CBYTES: usize = 39;
+/// `typesize` (`int32`): bytes per item.
 pub const POS_TYPESIZE: usize = 48;
+/// `blocksize` (`int32`): the super-chunk's block size (0 = automatic).
 pub const POS_BLOCKSIZE: usize = 53;
+/// `chunksize` (`int32`): bytes per chunk; 0 for variable sizes, -1 before the first chunk.
 pub const POS_CHUNKSIZE: usize = 58;
+/// `nthreads_c` (`int16`): compression threads.
 pub const POS_NTHREADS_C: usize = 63;
+/// `nthreads_d` (`int16`): decompression threads.
 pub const POS_NTHREADS_D: usize = 66;
+/// `has_vlmetalayers` (msgpack bool): whether the trailer holds variable-length metalayers.
 pub const POS_HAS_VLMETALAYERS: usize = 68;
 /// The `fixext16` type byte holds the number of filters; 16 bytes of pipeline follow.
 pub const POS_FILTER_PIPELINE: usize = 70;
+/// Pipeline byte 6: the codec id when the codec flags say [`UDCODEC_FORMAT`].
 pub const POS_UDCODEC: usize = 77;
+/// Pipeline byte 7: the codec's meta byte (`compcode_meta`).
 pub const POS_CODEC_META: usize = 78;
+/// Pipeline bytes 8-13: each filter's meta byte.
 pub const POS_FILTERS_META: usize = 79;
+/// Pipeline byte 14: second flags byte ([`USE_DICT`]).
 pub const POS_OTHER_FLAGS2: usize = 85;
 /// Length of the fixed part; metalayers start here.
 pub const HEADER_MINLEN: usize = 87;
@@ -47,10 +65,14 @@ pub const METALAYER_NAME_MAXLEN: usize = 31;
 // `general_flags` bits.
 /// Bits 0-3: frame format version.
 pub const VERSION_MASK: u8 = 0x0f;
+/// `BLOSC2_VERSION_FRAME_FORMAT_BETA2` (1): frames of blosc2 beta.2.
 pub const FRAME_FORMAT_BETA2: u8 = 1;
+/// `BLOSC2_VERSION_FRAME_FORMAT_RC1` (2): frames of 2.x, still written when no 3.x feature
+/// is used.
 pub const FRAME_FORMAT_RC1: u8 = 2;
 /// Version 3 added variable-size chunks and VL-block chunks.
 pub const FRAME_FORMAT_VL_BLOCKS: u8 = 3;
+/// `BLOSC2_VERSION_FRAME_FORMAT`: the newest frame format version this library reads.
 pub const FRAME_FORMAT: u8 = FRAME_FORMAT_VL_BLOCKS;
 /// Bits 4-5 = 1: 64-bit chunk offsets (the only width ever written).
 pub const OFFSETS_64BIT: u8 = 0x10;
@@ -70,11 +92,15 @@ pub const LAST_CODEC: u8 = 6;
 /// Whether the chunks live inside the frame file or in a directory next to it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FrameType {
+    /// Header, chunks, offsets and trailer in one buffer or file (`FRAME_CONTIGUOUS_TYPE`, 0).
     Contiguous,
+    /// A directory: the frame file `chunks.b2frame` plus one `%08X.chunk` file per chunk
+    /// (`FRAME_DIRECTORY_TYPE`, 1).
     Sparse,
 }
 
 impl FrameType {
+    /// The value stored in the frame type byte ([`POS_FRAME_TYPE`]).
     pub fn code(self) -> u8 {
         match self {
             FrameType::Contiguous => 0,
@@ -82,6 +108,7 @@ impl FrameType {
         }
     }
 
+    /// The type for a stored code; `None` for an unknown one ([`Error::FrameType`] to readers).
     pub fn from_code(c: u8) -> Option<FrameType> {
         match c {
             0 => Some(FrameType::Contiguous),
@@ -94,7 +121,9 @@ impl FrameType {
 /// A named blob of user metadata (header metalayers and trailer vlmetalayers share this shape).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Metalayer {
+    /// Name, at most [`METALAYER_NAME_MAXLEN`] bytes (e.g. `"b2nd"`).
     pub name: String,
+    /// Content, opaque to the frame (msgpack by convention), stored as a `bin32`.
     pub content: Vec<u8>,
 }
 
@@ -105,26 +134,42 @@ pub struct FrameHeader {
     pub header_len: i32,
     /// Length of the whole frame (header + chunks + offsets + trailer).
     pub frame_len: i64,
+    /// Format version in bits 0-3, [`OFFSETS_64BIT`], [`VARIABLE_CHUNKS`], [`VL_BLOCKS`]; see
+    /// [`FrameHeader::general_flags_for`].
     pub general_flags: u8,
+    /// Contiguous or sparse.
     pub frame_type: FrameType,
     /// Codec id (user codecs included, resolved through the udcodec byte).
     pub compcode: u8,
+    /// Compression level of the super-chunk's cparams (0-9).
     pub clevel: u8,
+    /// The codec's meta byte of the super-chunk's cparams.
     pub compcode_meta: u8,
     /// `BLOSC_*_SPLIT` (1-4).
     pub splitmode: u8,
+    /// Whether chunks are compressed with a dictionary ([`USE_DICT`]).
     pub use_dict: bool,
+    /// Uncompressed bytes of all chunks (metalayers excluded).
     pub nbytes: i64,
+    /// Compressed bytes of all chunks (metalayers excluded).
     pub cbytes: i64,
+    /// Bytes per item (at least 1).
     pub typesize: i32,
+    /// The super-chunk's block size; 0 for automatic.
     pub blocksize: i32,
     /// -1: no chunk yet; 0: variable; otherwise the size of every chunk but maybe the last.
     pub chunksize: i32,
+    /// Compression threads of the super-chunk's cparams.
     pub nthreads_c: i16,
+    /// Decompression threads of the super-chunk's dparams.
     pub nthreads_d: i16,
+    /// Whether the trailer holds variable-length metalayers.
     pub has_vlmetalayers: bool,
+    /// Filter pipeline of the super-chunk's cparams (ids, in compression order).
     pub filters: [u8; MAX_FILTERS],
+    /// Meta byte of each filter slot.
     pub filters_meta: [u8; MAX_FILTERS],
+    /// The fixed-size metalayers stored after the fixed part (at most [`MAX_METALAYERS`]).
     pub metalayers: Vec<Metalayer>,
 }
 
@@ -134,10 +179,12 @@ impl FrameHeader {
         self.general_flags & VERSION_MASK
     }
 
+    /// Whether chunks may have different sizes ([`VARIABLE_CHUNKS`], a 3.x feature).
     pub fn variable_chunks(&self) -> bool {
         self.general_flags & VARIABLE_CHUNKS != 0
     }
 
+    /// Whether chunks may have variable-length blocks ([`VL_BLOCKS`], a 3.x feature).
     pub fn vlblocks(&self) -> bool {
         self.general_flags & VL_BLOCKS != 0
     }

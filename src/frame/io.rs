@@ -53,10 +53,12 @@ pub trait Storage: Send {
 /// A frame held in a `Vec<u8>` (an in-memory cframe).
 #[derive(Debug, Default, Clone)]
 pub struct MemStorage {
+    /// The frame's bytes; the frame grows and shrinks it as it is written.
     pub data: Vec<u8>,
 }
 
 impl MemStorage {
+    /// A storage over `data` (empty for a new frame, or an existing cframe).
     pub fn new(data: Vec<u8>) -> MemStorage {
         MemStorage { data }
     }
@@ -274,6 +276,7 @@ pub struct KeptFile {
 }
 
 impl KeptFile {
+    /// A handle for `path`; the file is only opened at the first read.
     pub fn new(path: &Path) -> KeptFile {
         KeptFile { path: path.to_path_buf(), kept: std::sync::Mutex::new(None) }
     }

@@ -6,48 +6,69 @@
 use crate::error::{Error, Result};
 
 // Markers used by frames.
+/// `fixarray` marker; the low 4 bits hold the element count (0-15).
 pub const FIXARRAY: u8 = 0x90;
+/// `fixstr` marker; the low 5 bits hold the length in bytes (0-31).
 pub const FIXSTR: u8 = 0xa0;
+/// `false`.
 pub const FALSE: u8 = 0xc2;
+/// `true`.
 pub const TRUE: u8 = 0xc3;
+/// `bin 32`: a big-endian 32-bit length, then that many bytes (metalayer contents).
 pub const BIN32: u8 = 0xc6;
+/// `uint 16`, followed by 2 big-endian bytes.
 pub const UINT16: u8 = 0xcd;
+/// `uint 32`, followed by 4 big-endian bytes.
 pub const UINT32: u8 = 0xce;
+/// `uint 64`, followed by 8 big-endian bytes (the frame size).
 pub const UINT64: u8 = 0xcf;
+/// `int 16`, followed by 2 big-endian bytes (thread counts).
 pub const INT16: u8 = 0xd1;
+/// `int 32`, followed by 4 big-endian bytes.
 pub const INT32: u8 = 0xd2;
+/// `int 64`, followed by 8 big-endian bytes.
 pub const INT64: u8 = 0xd3;
+/// `fixext 16`: a type byte and 16 data bytes (the filter pipeline, the trailer's fingerprint).
 pub const FIXEXT16: u8 = 0xd8;
+/// `array 16`, followed by a big-endian 16-bit element count.
 pub const ARRAY16: u8 = 0xdc;
+/// `map 16`, followed by a big-endian 16-bit entry count (the metalayer index).
 pub const MAP16: u8 = 0xde;
 
 /// Appends msgpack items to a byte vector.
 #[derive(Debug, Default)]
 pub struct Writer {
+    /// The bytes written so far; take it when done.
     pub buf: Vec<u8>,
 }
 
 impl Writer {
+    /// An empty writer.
     pub fn new() -> Writer {
         Writer { buf: Vec::new() }
     }
 
+    /// Bytes written so far (the offset the next item starts at).
     pub fn len(&self) -> usize {
         self.buf.len()
     }
 
+    /// Whether nothing was written yet.
     pub fn is_empty(&self) -> bool {
         self.buf.is_empty()
     }
 
+    /// A single raw byte (a marker or a payload byte).
     pub fn u8(&mut self, v: u8) {
         self.buf.push(v);
     }
 
+    /// Raw bytes, without any marker.
     pub fn raw(&mut self, b: &[u8]) {
         self.buf.extend_from_slice(b);
     }
 
+    /// A `fixarray` header for `n` (< 16) elements.
     pub fn fixarray(&mut self, n: u8) {
         debug_assert!(n < 16);
         self.buf.push(FIXARRAY | n);
@@ -63,45 +84,54 @@ impl Writer {
         Ok(())
     }
 
+    /// A msgpack boolean.
     pub fn bool(&mut self, v: bool) {
         self.buf.push(if v { TRUE } else { FALSE });
     }
 
+    /// A `uint 16`, always 3 bytes.
     pub fn uint16(&mut self, v: u16) {
         self.buf.push(UINT16);
         self.buf.extend_from_slice(&v.to_be_bytes());
     }
 
+    /// A `uint 32`, always 5 bytes.
     pub fn uint32(&mut self, v: u32) {
         self.buf.push(UINT32);
         self.buf.extend_from_slice(&v.to_be_bytes());
     }
 
+    /// A `uint 64`, always 9 bytes.
     pub fn uint64(&mut self, v: u64) {
         self.buf.push(UINT64);
         self.buf.extend_from_slice(&v.to_be_bytes());
     }
 
+    /// An `int 16`, always 3 bytes.
     pub fn int16(&mut self, v: i16) {
         self.buf.push(INT16);
         self.buf.extend_from_slice(&v.to_be_bytes());
     }
 
+    /// An `int 32`, always 5 bytes.
     pub fn int32(&mut self, v: i32) {
         self.buf.push(INT32);
         self.buf.extend_from_slice(&v.to_be_bytes());
     }
 
+    /// An `int 64`, always 9 bytes.
     pub fn int64(&mut self, v: i64) {
         self.buf.push(INT64);
         self.buf.extend_from_slice(&v.to_be_bytes());
     }
 
+    /// A `map 16` header for `n` key/value pairs.
     pub fn map16(&mut self, n: u16) {
         self.buf.push(MAP16);
         self.buf.extend_from_slice(&n.to_be_bytes());
     }
 
+    /// An `array 16` header for `n` elements.
     pub fn array16(&mut self, n: u16) {
         self.buf.push(ARRAY16);
         self.buf.extend_from_slice(&n.to_be_bytes());
@@ -121,6 +151,7 @@ impl Writer {
         self.buf[at..at + 2].copy_from_slice(&v.to_be_bytes());
     }
 
+    /// Overwrite 4 big-endian bytes at `at` with `v` (the value of an `int 32` written earlier).
     pub fn patch_i32(&mut self, at: usize, v: i32) {
         self.buf[at..at + 4].copy_from_slice(&v.to_be_bytes());
     }
@@ -135,18 +166,22 @@ pub struct Reader<'a> {
 }
 
 impl<'a> Reader<'a> {
+    /// A reader at the start of `buf`.
     pub fn new(buf: &'a [u8]) -> Reader<'a> {
         Reader { buf, pos: 0 }
     }
 
+    /// A reader at byte `pos` of `buf` (reads fail if that is past the end).
     pub fn at(buf: &'a [u8], pos: usize) -> Reader<'a> {
         Reader { buf, pos }
     }
 
+    /// Offset in the buffer of the next byte to read.
     pub fn pos(&self) -> usize {
         self.pos
     }
 
+    /// The next `n` raw bytes.
     pub fn bytes(&mut self, n: usize) -> Result<&'a [u8]> {
         let end = self.pos.checked_add(n).ok_or(Error::ReadBuffer)?;
         let s = self.buf.get(self.pos..end).ok_or(Error::ReadBuffer)?;
@@ -154,6 +189,7 @@ impl<'a> Reader<'a> {
         Ok(s)
     }
 
+    /// The next raw byte.
     pub fn u8(&mut self) -> Result<u8> {
         Ok(self.bytes(1)?[0])
     }
@@ -165,6 +201,7 @@ impl<'a> Reader<'a> {
         Ok(a)
     }
 
+    /// Consume one byte, which must be `marker` ([`Error::Data`] otherwise).
     pub fn expect(&mut self, marker: u8) -> Result<()> {
         if self.u8()? != marker {
             return Err(Error::Data);
@@ -172,26 +209,32 @@ impl<'a> Reader<'a> {
         Ok(())
     }
 
+    /// A raw big-endian `u16` (no marker).
     pub fn be_u16(&mut self) -> Result<u16> {
         Ok(u16::from_be_bytes(self.array()?))
     }
 
+    /// A raw big-endian `i16` (no marker).
     pub fn be_i16(&mut self) -> Result<i16> {
         Ok(i16::from_be_bytes(self.array()?))
     }
 
+    /// A raw big-endian `u32` (no marker).
     pub fn be_u32(&mut self) -> Result<u32> {
         Ok(u32::from_be_bytes(self.array()?))
     }
 
+    /// A raw big-endian `i32` (no marker).
     pub fn be_i32(&mut self) -> Result<i32> {
         Ok(i32::from_be_bytes(self.array()?))
     }
 
+    /// A raw big-endian `i64` (no marker).
     pub fn be_i64(&mut self) -> Result<i64> {
         Ok(i64::from_be_bytes(self.array()?))
     }
 
+    /// A raw big-endian `u64` (no marker).
     pub fn be_u64(&mut self) -> Result<u64> {
         Ok(u64::from_be_bytes(self.array()?))
     }
@@ -202,31 +245,37 @@ impl<'a> Reader<'a> {
         self.be_u16()
     }
 
+    /// A `uint 32` (marker and value).
     pub fn uint32(&mut self) -> Result<u32> {
         self.expect(UINT32)?;
         self.be_u32()
     }
 
+    /// A `uint 64` (marker and value).
     pub fn uint64(&mut self) -> Result<u64> {
         self.expect(UINT64)?;
         self.be_u64()
     }
 
+    /// An `int 16` (marker and value).
     pub fn int16(&mut self) -> Result<i16> {
         self.expect(INT16)?;
         self.be_i16()
     }
 
+    /// An `int 32` (marker and value).
     pub fn int32(&mut self) -> Result<i32> {
         self.expect(INT32)?;
         self.be_i32()
     }
 
+    /// An `int 64` (marker and value).
     pub fn int64(&mut self) -> Result<i64> {
         self.expect(INT64)?;
         self.be_i64()
     }
 
+    /// A msgpack boolean; any other byte is [`Error::Data`].
     pub fn bool(&mut self) -> Result<bool> {
         match self.u8()? {
             TRUE => Ok(true),
@@ -244,11 +293,13 @@ impl<'a> Reader<'a> {
         self.bytes((m & 0x1f) as usize)
     }
 
+    /// A `map 16` header; returns its entry count.
     pub fn map16(&mut self) -> Result<u16> {
         self.expect(MAP16)?;
         self.be_u16()
     }
 
+    /// An `array 16` header; returns its element count.
     pub fn array16(&mut self) -> Result<u16> {
         self.expect(ARRAY16)?;
         self.be_u16()

@@ -124,7 +124,8 @@ pub fn decompress_index(chunk: &[u8], nchunks: usize) -> Result<Vec<i64>> {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Index {
     /// `len` times `entry`, stored as the single-value chunk `stored` (kept verbatim).
-    Uniform { entry: i64, len: usize, stored: Vec<u8> },
+    Uniform { /** Every entry. */ entry: i64, /** Entries. */ len: usize, /** Index chunk. */ stored: Vec<u8> },
+    /// One stored entry per chunk.
     Dense(Vec<i64>),
 }
 
@@ -135,6 +136,7 @@ impl Default for Index {
 }
 
 impl Index {
+    /// Number of entries (chunks).
     pub fn len(&self) -> usize {
         match self {
             Index::Uniform { len, .. } => *len,
@@ -142,10 +144,12 @@ impl Index {
         }
     }
 
+    /// Whether the index has no entry.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
 
+    /// Entry `n` as stored ([`ChunkLocation::decode`] reads it); `None` past the end.
     pub fn get(&self, n: usize) -> Option<i64> {
         match self {
             Index::Uniform { entry, len, .. } => (n < *len).then_some(*entry),

@@ -23,8 +23,11 @@ pub const MAX_VLMETALAYERS: usize = 8 * 1024;
 /// each one as a compressed Blosc chunk; the super-chunk layer compresses and decompresses).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct FrameTrailer {
+    /// Variable-length metalayers, contents as stored (at most [`MAX_VLMETALAYERS`]).
     pub vlmetalayers: Vec<Metalayer>,
+    /// Fingerprint type: 0 none, 1 32-bit, 2 64-bit, 3 128-bit; written as 0.
     pub fingerprint_type: u8,
+    /// Fingerprint, left-padded to 16 bytes; written as zeros.
     pub fingerprint: [u8; 16],
 }
 

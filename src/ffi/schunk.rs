@@ -951,19 +951,7 @@ pub unsafe extern "C" fn blosc2_schunk_get_vlblock(
             if schunk.is_null() || dest.is_null() || destsize.is_null() {
                 return Err(Error::InvalidParam);
             }
-            let c = with(schunk, |h| {
-                if nchunk < 0 || nchunk >= h.sc.nchunks() || nblock < 0 {
-                    return Err(Error::InvalidParam);
-                }
-                h.sc.get_chunk(nchunk).map(Cow::into_owned)
-            })?;
-            let hd = ChunkHeader::read(&c)?;
-            if hd.blosc2_flags2 & crate::chunk::header::VL_BLOCKS == 0 {
-                return Err(Error::InvalidParam);
-            }
-            // Decoded with the handle released: the codec may be user code.
-            let mut dec = crate::chunk::decompress::Decompressor::new(DecompressParams::default());
-            let block = dec.vl_decompress_block(&c, nblock as usize)?;
+            let block = crate::schunk::vlblock_in(&released(schunk)?, nchunk, nblock)?;
             let p = malloc_copy(&block)?;
             // SAFETY: writable per contract.
             unsafe {
@@ -1513,24 +1501,15 @@ pub unsafe extern "C" fn blosc2_get_slice_nchunks(
             if start.is_null() || stop.is_null() || chunks_idx.is_null() {
                 return Err(Error::NullPointer);
             }
-            if h.sc.nchunks() == 0 {
+            // SAFETY: readable per contract.
+            let (b, e) = unsafe { (*start, *stop) };
+            let Some(range) = h.sc.slice_chunks(b, e)? else {
                 // No chunks, whatever the range: none, and no array (as the reference).
                 // SAFETY: writable per contract.
                 unsafe { *chunks_idx = std::ptr::null_mut() };
                 return Ok(0);
-            }
-            // SAFETY: readable per contract.
-            let (b, e) = unsafe { (*start, *stop) };
-            let ts = h.sc.typesize() as i64;
-            let cs = h.sc.chunksize() as i64;
-            if b < 0 || e < b || e * ts > h.sc.nbytes() || cs <= 0 {
-                return Err(Error::InvalidParam);
-            }
-            // The chunks from the one holding the first byte to the one holding the byte
-            // before the stop, counted the reference's way (an empty range inside a chunk
-            // counts that chunk).
-            let first = b * ts / cs;
-            let last = (e * ts + cs - 1) / cs;
+            };
+            let (first, last) = (range.start, range.end);
             let idx: Vec<u8> = (first..last).flat_map(|i| i.to_le_bytes()).collect();
             let p = malloc_copy(&idx)? as *mut i64;
             // SAFETY: writable per contract.

@@ -15,6 +15,7 @@ use std::sync::Arc;
 
 use super::{Store, SuperChunk};
 use crate::chunk::compress::Compressor;
+use crate::chunk::DecompressParams;
 use crate::chunk::decompress::{Decompressor, LazyReader};
 use crate::chunk::header::{ChunkHeader, DELTA, MAX_OVERHEAD};
 use crate::error::{Error, Result};
@@ -260,6 +261,23 @@ pub fn decompress_masked_in<H: Holder>(
         d.maskout = None;
         r
     })
+}
+
+/// Block `nblock` of chunk `n`, a chunk of variable-length blocks (`blosc2_schunk_get_vlblock`).
+/// The chunk is copied out and decoded with the super-chunk released (the codec may be user
+/// code), with default decompression parameters as the reference.
+pub fn vlblock_in<H: Holder>(h: &H, n: i64, nblock: i32) -> Result<Vec<u8>> {
+    let c = h.hold(|s| {
+        if n < 0 || n >= s.nchunks() || nblock < 0 {
+            return Err(Error::InvalidParam);
+        }
+        s.get_chunk(n).map(std::borrow::Cow::into_owned)
+    })?;
+    let hd = ChunkHeader::read(&c)?;
+    if hd.blosc2_flags2 & crate::chunk::header::VL_BLOCKS == 0 {
+        return Err(Error::InvalidParam);
+    }
+    Decompressor::new(DecompressParams::default()).vl_decompress_block(&c, nblock as usize)
 }
 
 /// Decompress chunk `n` into `dest`; its uncompressed size.

@@ -33,8 +33,8 @@ use crate::frame::trailer::FrameTrailer;
 use crate::frame::{sframe, Frame, FrameKind};
 
 pub use engines::{
-    append_buffer_in, compress_in, decompress_blocks_in, decompress_chunk_in, decompress_masked_in, with_decompressor, Held,
-    Holder, Own, PartialChunk,
+    append_buffer_in, compress_in, decompress_blocks_in, decompress_chunk_in, decompress_masked_in, vlblock_in, with_decompressor,
+    Held, Holder, Own, PartialChunk,
 };
 pub use slice::{get_slice_in, set_slice_in};
 pub use sparse::get_sparse_in;

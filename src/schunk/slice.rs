@@ -35,6 +35,23 @@ impl SuperChunk {
         Ok((start * ts, stop * ts))
     }
 
+    /// The chunks holding items `start..stop` (`blosc2_get_slice_nchunks`): from the one
+    /// holding the first byte to the one holding the byte before the stop, counted as the
+    /// reference does (an empty range inside a chunk counts that chunk). `None` when there
+    /// are no chunks at all; fixed-size chunks only.
+    pub fn slice_chunks(&self, start: i64, stop: i64) -> Result<Option<std::ops::Range<i64>>> {
+        if self.nchunks() == 0 {
+            return Ok(None);
+        }
+        let ts = self.cparams.typesize as i64;
+        let cs = self.chunksize as i64;
+        let end = stop.checked_mul(ts).ok_or(Error::InvalidParam)?;
+        if start < 0 || stop < start || end > self.nbytes || cs <= 0 {
+            return Err(Error::InvalidParam);
+        }
+        Ok(Some(start * ts / cs..(end + cs - 1) / cs))
+    }
+
     /// Decompress items `start..stop` into `dest` (exactly `(stop - start) * typesize` bytes).
     pub fn get_slice(&mut self, start: i64, stop: i64, dest: &mut [u8]) -> Result<()> {
         get_slice_in(&Own::new(self), start, stop, dest)

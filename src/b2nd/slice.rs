@@ -287,18 +287,20 @@ pub fn get(
         if io.for_blocks(c.n, &needed, chunk_bytes, &mut sink)? {
             continue;
         }
-        let parts: Vec<_> = (0..nb).map(|b| block_part(g, &c, b, start, stop)).collect();
+        // The parts of the needed blocks, worked out one at a time (a chunk may hold millions
+        // of one-item blocks: nothing per block is kept).
+        let part = |b: usize| if needed[b] { block_part(g, &c, b as i64, start, stop) } else { None };
         let count = needed.iter().filter(|&&b| b).count();
         if count.saturating_mul(io.compact_ratio()) <= needed.len() {
             block.resize(block_bytes, 0);
             let mut done = true;
-            for (b, p) in parts.iter().enumerate() {
-                let Some(p) = p else { continue };
+            for b in 0..nb as usize {
+                let Some(p) = part(b) else { continue };
                 if !io.read_block(c.n, b, &mut block)? {
                     done = false;
                     break;
                 }
-                copy_block_out(g, typesize, &block, p, start, buf, bufshape)?;
+                copy_block_out(g, typesize, &block, &p, start, buf, bufshape)?;
             }
             if done {
                 continue;
@@ -310,10 +312,10 @@ pub fn get(
             data.resize(chunk_bytes, 0);
         }
         io.read_blocks(c.n, &needed, &mut data)?;
-        for (b, p) in parts.iter().enumerate() {
-            if let Some(p) = p {
+        for b in 0..nb as usize {
+            if let Some(p) = part(b) {
                 let blk = block_of(g, typesize, &mut data, b as i64)?;
-                copy_block_out(g, typesize, blk, p, start, buf, bufshape)?;
+                copy_block_out(g, typesize, blk, &p, start, buf, bufshape)?;
             }
         }
     }

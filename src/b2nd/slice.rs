@@ -177,10 +177,20 @@ fn needed_blocks(g: &Geometry, c: &ChunkVisit, start: &[i64], stop: &[i64]) -> V
     }
     let nb = nblocks(g).max(0) as usize;
     let mut out = vec![false; nb];
+    if nb == 0 || (0..nd).any(|i| last[i] < first[i]) {
+        return out;
+    }
+    // Only the box of needed blocks is visited (a chunk may hold millions of blocks).
+    let strides = strides_of(&per_dim[..nd]);
+    let count: Vec<i64> = (0..nd).map(|i| last[i] - first[i] + 1).collect();
+    let total: i64 = count.iter().product();
     let mut idx = [0i64; MAX_DIM];
-    for (b, o) in out.iter_mut().enumerate() {
-        unravel(b as i64, &per_dim[..nd], &mut idx[..nd]);
-        *o = (0..nd).all(|i| idx[i] >= first[i] && idx[i] <= last[i]);
+    for k in 0..total {
+        unravel(k, &count, &mut idx[..nd]);
+        let b: i64 = (0..nd).map(|i| (first[i] + idx[i]) * strides[i]).sum();
+        if let Some(o) = out.get_mut(b as usize) {
+            *o = true;
+        }
     }
     out
 }

@@ -4,6 +4,7 @@
 pub mod blocksize;
 pub mod compress;
 pub mod decompress;
+mod dest;
 pub mod header;
 pub mod hooks;
 pub mod lazy;
@@ -37,16 +38,7 @@ use crate::error::{Error, Result};
 /// # Ok::<(), blosc2::Error>(())
 /// ```
 pub fn compress(src: &[u8], params: &CompressParams) -> Result<Vec<u8>> {
-    if src.len() > i32::MAX as usize - header::MAX_OVERHEAD {
-        return Err(Error::MaxBufsizeExceeded);
-    }
-    let mut out = vec![0u8; src.len() + header::MAX_OVERHEAD];
-    let n = compress::Compressor::new(params.clone()).compress(src, &mut out)?;
-    if n == 0 {
-        return Err(Error::Failure);
-    }
-    out.truncate(n);
-    Ok(out)
+    compress::Compressor::new(params.clone()).compress_to_vec(src)
 }
 
 /// Decompress a whole chunk (written by this library, any c-blosc2, or c-blosc 1.x).

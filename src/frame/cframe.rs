@@ -149,7 +149,7 @@ fn recover_stale_header(store: &mut dyn Storage, base: u64, kind: &FrameKind) ->
         let nchunks = (h.nbytes / 8) as usize;
         offsets::index_nbytes(nchunks as i64)?;
         let index = store.read_vec(base + q as u64, cb as usize)?;
-        let offsets = offsets::decode_index(&index, nchunks, MAX_INDEX_RATIO)?;
+        let offsets = offsets::decode_index(index, nchunks, MAX_INDEX_RATIO)?;
         let payload_len = q - header_len as i64;
         let mut nbytes = 0i64;
         let mut cbytes = 0i64;
@@ -257,7 +257,7 @@ fn parse_stored(store: &mut dyn Storage, base: u64, kind: &FrameKind) -> Result<
         if cb > index.len() {
             return Err(Error::InvalidHeader);
         }
-        offsets::decode_index(&index[..cb], nchunks as usize, MAX_INDEX_RATIO)?
+        offsets::decode_index(index, nchunks as usize, MAX_INDEX_RATIO)?
     } else {
         Index::default()
     };

@@ -10,6 +10,7 @@ pub mod journal;
 pub mod lock;
 pub mod msgpack;
 pub mod offsets;
+pub mod packed_index;
 pub mod sframe;
 pub mod trailer;
 

@@ -14,6 +14,8 @@ use crate::chunk::special::write_special;
 use crate::chunk::{CompressParams, DecompressParams, Special};
 use crate::error::{Error, Result};
 
+use super::packed_index::{PackedIndex, PACK_FROM_ENTRIES};
+
 /// Where the data of one chunk is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ChunkLocation {
@@ -127,6 +129,8 @@ pub enum Index {
     Uniform { /** Every entry. */ entry: i64, /** Entries. */ len: usize, /** Index chunk. */ stored: Vec<u8> },
     /// One stored entry per chunk.
     Dense(Vec<i64>),
+    /// A large index left compressed, decoded block by block as entries are read.
+    Packed(PackedIndex),
 }
 
 impl Default for Index {
@@ -141,6 +145,7 @@ impl Index {
         match self {
             Index::Uniform { len, .. } => *len,
             Index::Dense(v) => v.len(),
+            Index::Packed(p) => p.len(),
         }
     }
 
@@ -154,6 +159,7 @@ impl Index {
         match self {
             Index::Uniform { entry, len, .. } => (n < *len).then_some(*entry),
             Index::Dense(v) => v.get(n).copied(),
+            Index::Packed(p) => p.get(n),
         }
     }
 
@@ -162,6 +168,7 @@ impl Index {
         match self {
             Index::Uniform { entry, len, .. } => Box::new(std::iter::repeat_n(*entry, *len)),
             Index::Dense(v) => Box::new(v.iter().copied()),
+            Index::Packed(p) => Box::new(p.iter()),
         }
     }
 
@@ -170,17 +177,20 @@ impl Index {
         match self {
             Index::Uniform { entry, len, .. } => Box::new(std::iter::repeat_n(*entry, (*len).min(1))),
             Index::Dense(v) => Box::new(v.iter().copied()),
+            Index::Packed(p) => Box::new(p.iter()),
         }
     }
 
     /// The entries as a list, to edit them.
     pub fn entries_mut(&mut self) -> &mut Vec<i64> {
-        if let Index::Uniform { entry, len, .. } = *self {
-            *self = Index::Dense(vec![entry; len]);
+        match self {
+            Index::Uniform { entry, len, .. } => *self = Index::Dense(vec![*entry; *len]),
+            Index::Packed(p) => *self = Index::Dense(p.to_vec()),
+            Index::Dense(_) => {}
         }
         match self {
             Index::Dense(v) => v,
-            Index::Uniform { .. } => unreachable!("made dense above"),
+            Index::Uniform { .. } | Index::Packed(_) => unreachable!("made dense above"),
         }
     }
 
@@ -199,6 +209,7 @@ impl Index {
         match self {
             Index::Uniform { stored, .. } => Ok(stored.clone()),
             Index::Dense(v) => compress_index(v),
+            Index::Packed(p) => Ok(p.chunk().to_vec()),
         }
     }
 }
@@ -206,10 +217,11 @@ impl Index {
 /// Decode an index chunk of `nchunks` entries: a repeated-value (or all-zeros) chunk stays
 /// one value and a count; anything else is decompressed, but only while the entries are
 /// not out of proportion with the chunk's stored size (`max_ratio`), so that a few
-/// hostile bytes cannot claim gigabytes of entries.
-pub fn decode_index(chunk: &[u8], nchunks: usize, max_ratio: usize) -> Result<Index> {
+/// hostile bytes cannot claim gigabytes of entries. Indexes of many entries are kept
+/// compressed (see [`PackedIndex`]); `chunk` is taken so that no copy of it is made.
+pub fn decode_index(mut chunk: Vec<u8>, nchunks: usize, max_ratio: usize) -> Result<Index> {
     let want = nchunks.checked_mul(8).filter(|&n| n <= i32::MAX as usize).ok_or(Error::Data)?;
-    let h = ChunkHeader::read(chunk)?;
+    let h = ChunkHeader::read(&chunk)?;
     if h.nbytes as usize != want {
         return Err(Error::Data);
     }
@@ -225,7 +237,12 @@ pub fn decode_index(chunk: &[u8], nchunks: usize, max_ratio: usize) -> Result<In
     if want > (h.cbytes as usize).saturating_mul(max_ratio).max(1 << 23) {
         return Err(Error::Data);
     }
-    decompress_index(chunk, nchunks).map(Index::Dense)
+    if nchunks >= PACK_FROM_ENTRIES {
+        chunk.truncate(h.cbytes.max(0) as usize);
+        chunk.shrink_to_fit();
+        return PackedIndex::new(chunk, nchunks).map(Index::Packed);
+    }
+    decompress_index(&chunk, nchunks).map(Index::Dense)
 }
 
 /// Read entry `n` of a compressed index without decompressing all of it.

@@ -143,16 +143,7 @@ pub fn compress_in<H: Holder>(h: &H, src: &[u8]) -> Result<Vec<u8>> {
         return Err(Error::MaxBufsizeExceeded);
     }
     let mut engine = h.hold(|s| Ok(s.take_compressor()))?;
-    let mut out = vec![0u8; src.len() + MAX_OVERHEAD];
-    let r = engine.compress(src, &mut out);
-    let made = match r {
-        Ok(n) if n > 0 => {
-            out.truncate(n);
-            Ok(out)
-        }
-        Ok(_) => Err(Error::Failure),
-        Err(e) => Err(e),
-    };
+    let made = engine.compress_to_vec(src);
     let chunk = made.as_ref().ok().map(|v| &v[..]);
     h.hold(|s| {
         s.put_compressor(engine, chunk);

@@ -939,3 +939,56 @@ fn changes_stopped_at_any_write_leave_old_or_new_frame() {
 fn chunk_of(s: &mut SuperChunk, bytes: &[u8]) -> Vec<u8> {
     crate::chunk::compress(bytes, &s.cparams().clone()).unwrap()
 }
+
+/// A frame with more chunks than `PACK_FROM_ENTRIES` keeps its index compressed after open:
+/// every chunk reads right in any order, edits turn it into a list and persist, the
+/// unedited index is written back verbatim, and a damaged index refuses the open.
+#[test]
+fn large_frames_keep_their_index_compressed() {
+    use crate::frame::offsets::Index;
+    use crate::frame::packed_index::PACK_FROM_ENTRIES;
+    let (c, dp) = params(4);
+    let n = PACK_FROM_ENTRIES as i64 + 1000;
+    let mut s = SuperChunk::new(c, dp, &StorageSpec { contiguous: false, urlpath: None }).unwrap();
+    let item = |k: i64| -> Vec<u8> { (0..4).flat_map(|i| ((k * 4 + i) as u32).to_le_bytes()).collect() };
+    for k in 0..n {
+        s.append_buffer(&item(k)).unwrap();
+    }
+    let frame = s.to_buffer().unwrap().into_owned();
+    let mut o = SuperChunk::from_frame_vec(frame.clone()).unwrap();
+    assert_eq!(o.nchunks(), n);
+    assert!(matches!(o.frame_mut().unwrap().offsets(), Index::Packed(_)));
+    let mut out = [0u8; 16];
+    for k in [n - 1, 0, n / 2, 2047, 2048, 1].into_iter().chain(0..n) {
+        assert_eq!(o.decompress_chunk(k, &mut out).unwrap(), 16);
+        assert_eq!(out[..], item(k)[..], "chunk {k}");
+    }
+    assert_eq!(o.to_buffer().unwrap().into_owned(), frame, "an unedited index is kept verbatim");
+    o.update_chunk(7, &compressed(4, &item(-1))).unwrap();
+    o.delete_chunk(9).unwrap();
+    assert!(matches!(o.frame_mut().unwrap().offsets(), Index::Dense(_)));
+    let edited = o.to_buffer().unwrap().into_owned();
+    let mut back = SuperChunk::from_frame_vec(edited.clone()).unwrap();
+    assert_eq!(back.nchunks(), n - 1);
+    back.decompress_chunk(7, &mut out).unwrap();
+    assert_eq!(out[..], item(-1)[..]);
+    back.decompress_chunk(9, &mut out).unwrap();
+    assert_eq!(out[..], item(10)[..]);
+    // The index is the last chunk before the trailer: damage its first block's data.
+    let (cut, at) = {
+        let f = back.frame_mut().unwrap();
+        (f.offsets().len(), edited.len())
+    };
+    assert_eq!(cut as i64, n - 1);
+    let mut bad = edited.clone();
+    let idx = (0..at - 32).rev().find(|&p| {
+        crate::chunk::ChunkHeader::read(&bad[p..]).is_ok_and(|h| h.nbytes as i64 == (n - 1) * 8)
+    });
+    let idx = idx.expect("index chunk found");
+    let h = crate::chunk::ChunkHeader::read(&bad[idx..]).unwrap();
+    assert!(h.cbytes > 100);
+    for b in &mut bad[idx + 40..idx + 60] {
+        *b ^= 0x5a;
+    }
+    assert!(SuperChunk::from_frame_vec(bad).is_err(), "a damaged index must not open");
+}

@@ -16,6 +16,16 @@ gcc -std=gnu11 -O1 -g -Wall -Wextra -Werror -Wno-unused-parameter -I"$top/includ
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 LD_PRELOAD="$bin/shim.so" LD_LIBRARY_PATH="$top/target/release" timeout 600 "$bin/test_faults" "$work"
+# Allocation failures (test_alloc.c with alloc_shim.c): each allocation the library hands
+# to C fails in turn; the shim finds them by their caller, src/ffi/cmem.rs's c_malloc and
+# c_realloc, whose addresses nm gives. tcache is off so that mallinfo2 counts leaks exactly.
+gcc -shared -fPIC -O1 -Wall -Wextra -Werror -o "$bin/alloc_shim.so" "$top/c_tests/faults/alloc_shim.c" -ldl
+gcc -std=gnu11 -O1 -g -Wall -Wextra -Werror -Wno-unused-parameter -I"$top/include" -o "$bin/test_alloc" \
+    "$top/c_tests/faults/test_alloc.c" -L"$top/target/release" -l:libblosc2.so.9 -ldl
+sites=$(nm -S --defined-only "$top/target/release/libblosc2.so.9" |
+  awk '/cmem8c_malloc|cmem9c_realloc/ {printf "%s%s:%s", sep, $1, $2; sep = ","}')
+FAULT_ALLOC_SITES="$sites" GLIBC_TUNABLES=glibc.malloc.tcache_count=0 LD_PRELOAD="$bin/alloc_shim.so" \
+  LD_LIBRARY_PATH="$top/target/release" timeout 600 "$bin/test_alloc" "$work"
 # Writers killed with SIGKILL at random points of a longer workload (test_kill.c): no chunk
 # may ever read back as bytes the writer did not write.
 gcc -std=gnu11 -O1 -g -Wall -Wextra -Werror -Wno-unused-parameter -I"$top/include" -o "$bin/test_kill" \

@@ -340,8 +340,8 @@ fn new_array(l: &Layout, sc: *mut blosc2_schunk) -> Result<*mut b2nd_array_t> {
         }
         None => std::ptr::null_mut(),
     };
-    // SAFETY: plain allocation; all-zero is a valid b2nd_array_t.
-    let p = unsafe { libc::calloc(1, std::mem::size_of::<b2nd_array_t>()) } as *mut b2nd_array_t;
+    // All-zero is a valid b2nd_array_t.
+    let p = crate::ffi::cmem::c_malloc(std::mem::size_of::<b2nd_array_t>(), true) as *mut b2nd_array_t;
     if p.is_null() {
         // SAFETY: dt NULL or malloc'ed above.
         unsafe { libc::free(dt as *mut c_void) };

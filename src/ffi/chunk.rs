@@ -7,6 +7,7 @@ use super::abi::*;
 use super::boundary::{guard, slice, slice_mut, PANIC_CODE};
 use super::context::{core_cparams, ctx_mut, getitem_impl, lazy_capable};
 use super::global::{chunk_slice, result_code};
+use super::cmem::{c_free, malloc_copy};
 use crate::chunk::decompress::Decompressor;
 use crate::chunk::special::{check_special, write_special};
 use crate::chunk::{ChunkHeader, DecompressParams, Special};
@@ -316,18 +317,6 @@ pub unsafe extern "C" fn blosc2_vlchunk_get_nblocks(src: *const c_void, srcsize:
     })
 }
 
-/// Copy `v` into a new `malloc`ed buffer (freed by the caller with `free()`).
-fn malloc_copy(v: &[u8]) -> *mut u8 {
-    // SAFETY: malloc of at least one byte; copy of exactly v.len() bytes into it.
-    unsafe {
-        let p = libc::malloc(v.len().max(1)) as *mut u8;
-        if !p.is_null() {
-            std::ptr::copy_nonoverlapping(v.as_ptr(), p, v.len());
-        }
-        p
-    }
-}
-
 /// # Safety
 /// `context` live; `src` readable for `srcsize`; `dests`/`destsizes` writable for
 /// `maxblocks` entries.
@@ -359,10 +348,22 @@ pub unsafe extern "C" fn blosc2_vldecompress_ctx(
         if blocks.len() > maxblocks.max(0) as usize {
             return Error::InvalidParam.code();
         }
-        for (i, b) in blocks.iter().enumerate() {
+        // Every copy is made before any output is written, so that a failed allocation
+        // leaves the caller's arrays untouched and nothing allocated.
+        let mut copies = Vec::with_capacity(blocks.len());
+        for b in &blocks {
+            match malloc_copy(b) {
+                Ok(p) => copies.push(p),
+                Err(e) => {
+                    copies.into_iter().for_each(c_free);
+                    return e.code();
+                }
+            }
+        }
+        for (i, (b, p)) in blocks.iter().zip(copies).enumerate() {
             // SAFETY: i < maxblocks; arrays writable per contract.
             unsafe {
-                *dests.add(i) = malloc_copy(b) as *mut c_void;
+                *dests.add(i) = p as *mut c_void;
                 *destsizes.add(i) = b.len() as i32;
             }
         }
@@ -397,14 +398,17 @@ pub unsafe extern "C" fn blosc2_vldecompress_block_ctx(
             Err(e) => return e.code(),
         };
         match dec.vl_decompress_block(s, nblock as usize) {
-            Ok(b) => {
-                // SAFETY: writable per contract.
-                unsafe {
-                    *dest = malloc_copy(&b);
-                    *destsize = b.len() as i32;
+            Ok(b) => match malloc_copy(&b) {
+                Ok(p) => {
+                    // SAFETY: writable per contract.
+                    unsafe {
+                        *dest = p;
+                        *destsize = b.len() as i32;
+                    }
+                    b.len() as c_int
                 }
-                b.len() as c_int
-            }
+                Err(e) => e.code(),
+            },
             Err(e) => e.code(),
         }
     })

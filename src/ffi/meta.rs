@@ -278,7 +278,7 @@ pub unsafe extern "C" fn blosc2_vlmeta_get_names(schunk: *mut blosc2_schunk, nam
         if names.is_null() {
             return Err(Error::NullPointer);
         }
-        h.sync();
+        h.sync()?;
         let p = h.public();
         // SAFETY: the public struct is live under the handle lock; its vlmetalayer structs are
         // ours and current after sync.

@@ -7,6 +7,7 @@ pub mod abi;
 pub mod boundary;
 pub mod b2nd;
 pub mod chunk;
+pub mod cmem;
 pub mod context;
 pub mod env;
 pub mod frame;

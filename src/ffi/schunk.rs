@@ -126,7 +126,7 @@ pub fn with_handle<R>(schunk: *mut blosc2_schunk, f: impl FnOnce(&mut Handle) ->
     let shared = lookup(schunk)?;
     let mut h = lock(&shared).ok()?;
     let r = f(&mut h);
-    h.sync();
+    let _ = h.sync();
     Some(r)
 }
 
@@ -142,8 +142,8 @@ pub fn with<R>(schunk: *mut blosc2_schunk, f: impl FnOnce(&mut Handle) -> Result
     let shared = lookup(schunk).ok_or(Error::NullPointer)?;
     let mut h = lock(&shared)?;
     let r = f(&mut h);
-    h.sync();
-    r
+    let published = h.sync();
+    r.and_then(|v| published.map(|_| v))
 }
 
 /// A super-chunk for operations that run an engine: each step locks the handle briefly,
@@ -154,8 +154,8 @@ impl Holder for Released {
     fn hold<R>(&self, f: impl FnOnce(&mut SuperChunk) -> Result<R>) -> Result<R> {
         let mut h = lock(&self.0)?;
         let r = f(&mut h.sc);
-        h.sync();
-        r
+        let published = h.sync();
+        r.and_then(|v| published.map(|_| v))
     }
 }
 
@@ -172,45 +172,17 @@ fn code_int(r: Result<c_int>) -> c_int {
     r.unwrap_or_else(|e| e.code())
 }
 
-/// `malloc` a copy of `data` (for buffers the caller frees with `free`).
-pub fn malloc_copy(data: &[u8]) -> Result<*mut u8> {
-    // SAFETY: plain allocation; at least one byte so the result is never NULL on success.
-    let p = unsafe { libc::malloc(data.len().max(1)) } as *mut u8;
-    if p.is_null() {
-        return Err(Error::MemoryAlloc);
-    }
-    // SAFETY: p is valid for data.len() bytes and does not overlap data.
-    unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), p, data.len()) };
-    Ok(p)
-}
+pub use super::cmem::malloc_copy;
+use super::cmem::{c_box, c_free, c_realloc, c_strdup};
 
-/// `strdup` of a Rust string.
-fn c_strdup(s: &str) -> *mut c_char {
-    let mut v = s.as_bytes().to_vec();
-    v.push(0);
-    malloc_copy(&v).map(|p| p as *mut c_char).unwrap_or(std::ptr::null_mut())
-}
-
-/// `calloc` one `T` and move `v` into it.
-fn c_box<T>(v: T) -> *mut T {
-    // SAFETY: plain allocation of one T.
-    let p = unsafe { libc::calloc(1, std::mem::size_of::<T>()) } as *mut T;
-    if !p.is_null() {
-        // SAFETY: p is valid, aligned (malloc alignment suffices for these C structs).
-        unsafe { p.write(v) };
-    }
-    p
-}
-
-/// Free what `c_box`/`malloc_copy` returned (NULL is fine).
-fn c_free<T>(p: *mut T) {
-    // SAFETY: p is NULL or came from the C allocator.
-    unsafe { libc::free(p as *mut c_void) }
-}
-
-fn alloc_metalayer(m: &Metalayer) -> *mut blosc2_metalayer {
-    let content = malloc_copy(&m.content).unwrap_or(std::ptr::null_mut());
-    c_box(blosc2_metalayer { name: c_strdup(&m.name), content, content_len: m.content.len() as i32 })
+/// The public copy of a metalayer; nothing is left allocated when it fails.
+fn alloc_metalayer(m: &Metalayer) -> Result<*mut blosc2_metalayer> {
+    let name = c_strdup(&m.name)?;
+    let content = malloc_copy(&m.content).inspect_err(|_| c_free(name))?;
+    c_box(blosc2_metalayer { name, content, content_len: m.content.len() as i32 }).inspect_err(|_| {
+        c_free(name);
+        c_free(content);
+    })
 }
 
 fn free_metalayer(p: *mut blosc2_metalayer) {
@@ -245,18 +217,31 @@ fn alloc_storage(
     cparams: blosc2_cparams,
     dparams: blosc2_dparams,
     io: &blosc2_io,
-) -> *mut blosc2_storage {
+) -> Result<*mut blosc2_storage> {
     // A plain copy, as the reference keeps: `io.name` is only the caller's label, never read
     // here. Callers leave it uninitialised (python-blosc2's mmap backend mallocs the struct
     // and sets only `id` and `params`), so reading it would read garbage.
-    let io_copy = c_box(*io);
-    c_box(blosc2_storage {
+    // Built empty first, so that one free_storage undoes any part that was allocated.
+    let st = c_box(blosc2_storage {
         contiguous,
-        urlpath: urlpath.map(c_strdup).unwrap_or(std::ptr::null_mut()),
-        cparams: c_box(cparams),
-        dparams: c_box(dparams),
-        io: io_copy,
-    })
+        urlpath: std::ptr::null_mut(),
+        cparams: std::ptr::null_mut(),
+        dparams: std::ptr::null_mut(),
+        io: std::ptr::null_mut(),
+    })?;
+    let fill = || -> Result<()> {
+        // SAFETY: st is a live allocation of ours.
+        let s = unsafe { &mut *st };
+        s.io = c_box(*io)?;
+        s.cparams = c_box(cparams)?;
+        s.dparams = c_box(dparams)?;
+        if let Some(u) = urlpath {
+            s.urlpath = c_strdup(u)?;
+        }
+        Ok(())
+    };
+    fill().inspect_err(|_| free_storage(st))?;
+    Ok(st)
 }
 
 /// The caller-writable fields of the public struct, as published.
@@ -392,8 +377,37 @@ impl Handle {
         self.public
     }
 
-    /// Copy the current state into the public struct.
-    pub fn sync(&mut self) {
+    /// Make room in the public `data` array of an in-memory super-chunk for one more chunk
+    /// before a change that adds one, so that the array is never left shorter than `nchunks`
+    /// says when it cannot grow (the change is refused instead). Called by the adding
+    /// functions only: the array grows when the reference's does.
+    fn reserve_chunk_address(&mut self) -> Result<()> {
+        let Some((chunks, _)) = self.sc.memory_chunks() else { return Ok(()) };
+        // SAFETY: public is live and exclusively ours under the handle lock.
+        let s = unsafe { &mut *self.public };
+        let needed = (chunks.len() + 1) * std::mem::size_of::<*mut u8>();
+        if needed <= s.data_len {
+            return Ok(());
+        }
+        let new_len = needed.div_ceil(DATA_PAGE) * DATA_PAGE;
+        let grown = c_realloc(s.data as *mut u8, new_len) as *mut *mut u8;
+        if grown.is_null() {
+            return Err(Error::MemoryAlloc);
+        }
+        // The new slots stay unpublished (NULL) until the next sync fills them.
+        // SAFETY: grown holds new_len bytes; the slots past the old length are ours to set.
+        unsafe {
+            std::ptr::write_bytes((grown as *mut u8).add(s.data_len), 0, new_len - s.data_len);
+        }
+        s.data = grown;
+        s.data_len = new_len;
+        Ok(())
+    }
+
+    /// Copy the current state into the public struct. `BLOSC2_ERROR_MEMORY_ALLOC` when a
+    /// part of it (metalayers, the chunk address array) could not be allocated: the rest is
+    /// published, and the next sync tries again.
+    pub fn sync(&mut self) -> Result<()> {
         let sc = &mut self.sc;
         let p = sc.cparams().clone();
         let frame_backed = sc.frame_kind().is_some();
@@ -420,32 +434,44 @@ impl Handle {
         s.frame = if frame_backed { self.public as *mut blosc2_frame } else { std::ptr::null_mut() };
         // Local metalayer changes plus re-reads of what other handles changed.
         edition::publish_v3_schunk_fields(s, sc.flags2(), p.use_dict, sc.change_tick());
+        let mut failed = false;
         if let Some((chunks, edits)) = sc.memory_chunks() {
-            publish_chunk_addresses(s, chunks, edits, &mut self.data_view);
+            failed = !publish_chunk_addresses(s, chunks, edits, &mut self.data_view);
         }
         if metas_changed {
             for slot in s.metalayers.iter_mut() {
                 free_metalayer(std::mem::replace(slot, std::ptr::null_mut()));
             }
             let metas = sc.metalayers().to_vec();
-            for (slot, m) in s.metalayers.iter_mut().zip(&metas) {
-                *slot = alloc_metalayer(m);
+            let made = publish_metalayers(&mut s.metalayers, &metas);
+            s.nmetalayers = made as u16;
+            if made == metas.len().min(BLOSC2_MAX_METALAYERS) {
+                self.meta_shadow = metas;
+            } else {
+                // Published in part: the next sync tries again.
+                self.meta_shadow.clear();
+                failed = true;
             }
-            s.nmetalayers = metas.len().min(BLOSC2_MAX_METALAYERS) as u16;
-            self.meta_shadow = metas;
         }
         if vl_changed {
             for slot in s.vlmetalayers.iter_mut() {
                 free_metalayer(std::mem::replace(slot, std::ptr::null_mut()));
             }
             let vls = sc.vlmetalayers_raw().to_vec();
-            for (slot, m) in s.vlmetalayers.iter_mut().zip(&vls) {
-                *slot = alloc_metalayer(m);
+            let made = publish_metalayers(&mut s.vlmetalayers, &vls);
+            s.nvlmetalayers = made as i16;
+            if made == vls.len().min(BLOSC2_MAX_VLMETALAYERS) {
+                self.vlmeta_shadow = vls;
+            } else {
+                self.vlmeta_shadow.clear();
+                failed = true;
             }
-            s.nvlmetalayers = vls.len().min(BLOSC2_MAX_VLMETALAYERS) as i16;
-            self.vlmeta_shadow = vls;
         }
         self.seen = Seen::of(s);
+        if failed {
+            return Err(Error::MemoryAlloc);
+        }
+        Ok(())
     }
 }
 
@@ -477,26 +503,29 @@ impl Drop for Handle {
     }
 }
 
+/// The public `data` array grows by this many bytes at a time, as the reference's.
+const DATA_PAGE: usize = 4096;
+
 /// Keep the public `data` array of an in-memory super-chunk pointing at its chunks, as the
 /// reference's does (C code may read `schunk->data[i]`). The array grows by 4 KiB pages and
 /// `data_len` counts its bytes, like the reference's; after an append only the new tail is
 /// written, any other edit rewrites it all.
-fn publish_chunk_addresses(s: &mut blosc2_schunk, chunks: &[Arc<[u8]>], edits: u64, view: &mut (usize, u64)) {
-    const PAGE: usize = 4096;
+/// `false` when the array could not grow: it then keeps the addresses it had (valid for
+/// as many chunks as it has room for).
+fn publish_chunk_addresses(s: &mut blosc2_schunk, chunks: &[Arc<[u8]>], edits: u64, view: &mut (usize, u64)) -> bool {
     let ptr_size = std::mem::size_of::<*mut u8>();
     let needed = chunks.len() * ptr_size;
     if needed > s.data_len {
-        let new_len = needed.div_ceil(PAGE).max(1) * PAGE;
-        // SAFETY: s.data is NULL or our own malloc'ed array; realloc keeps its contents.
-        let grown = unsafe { libc::realloc(s.data as *mut c_void, new_len) } as *mut *mut u8;
+        let new_len = needed.div_ceil(DATA_PAGE).max(1) * DATA_PAGE;
+        let grown = c_realloc(s.data as *mut u8, new_len) as *mut *mut u8;
         if grown.is_null() {
-            return;
+            return false;
         }
         s.data = grown;
         s.data_len = new_len;
     }
     if s.data.is_null() {
-        return;
+        return true;
     }
     let capacity = s.data_len / ptr_size;
     let start = if view.1 == edits { view.0.min(chunks.len()) } else { 0 };
@@ -510,6 +539,23 @@ fn publish_chunk_addresses(s: &mut blosc2_schunk, chunks: &[Arc<[u8]>], edits: u
         *slot = std::ptr::null_mut();
     }
     *view = (chunks.len(), edits);
+    true
+}
+
+/// Publish `metas` into the public `slots`, freeing what was there; how many were made (all
+/// that fit, or fewer when an allocation failed).
+fn publish_metalayers(slots: &mut [*mut blosc2_metalayer], metas: &[Metalayer]) -> usize {
+    let mut made = 0;
+    for (slot, m) in slots.iter_mut().zip(metas) {
+        match alloc_metalayer(m) {
+            Ok(p) => {
+                *slot = p;
+                made += 1;
+            }
+            Err(_) => break,
+        }
+    }
+    made
 }
 
 /// Wrap a [`SuperChunk`] into a new public struct; `cparams`/`dparams` are what the storage
@@ -524,10 +570,7 @@ pub fn register(
 ) -> Result<*mut blosc2_schunk> {
     sc.set_generation(edition::GENERATION);
     // SAFETY: all-zero is a valid blosc2_schunk (integers 0, pointers NULL, bools false).
-    let public = c_box(unsafe { std::mem::zeroed::<blosc2_schunk>() });
-    if public.is_null() {
-        return Err(Error::MemoryAlloc);
-    }
+    let public = c_box(unsafe { std::mem::zeroed::<blosc2_schunk>() })?;
     cparams.schunk = public as *mut c_void;
     dparams.schunk = public as *mut c_void;
     let cctx = blosc2_create_cctx_impl(cparams);
@@ -558,7 +601,18 @@ pub fn register(
             sc.set_decompress_call(dec.call.clone());
         }
     }
-    let storage = alloc_storage(contiguous, urlpath, cparams, dparams, io);
+    let storage = match alloc_storage(contiguous, urlpath, cparams, dparams, io) {
+        Ok(st) => st,
+        Err(e) => {
+            // SAFETY: contexts just created here, not published anywhere.
+            unsafe {
+                blosc2_free_ctx_impl(cctx);
+                blosc2_free_ctx_impl(dctx);
+            }
+            c_free(public);
+            return Err(e);
+        }
+    };
     // SAFETY: public is a valid, exclusively owned allocation.
     unsafe {
         (*public).storage = storage;
@@ -577,7 +631,8 @@ pub fn register(
         seen: Seen::default(),
         io_release: None,
     };
-    h.sync();
+    // On failure dropping the handle frees everything made so far.
+    h.sync()?;
     super::lazy_readers::publish(public as *const c_void, h.sc.decompressor().lazy.clone());
     table().lock().unwrap_or_else(|e| e.into_inner()).insert(public as usize, Arc::new(Mutex::new(h)));
     Ok(public)
@@ -708,6 +763,7 @@ pub unsafe extern "C" fn blosc2_schunk_append_chunk(schunk: *mut blosc2_schunk, 
         code_i64(with(schunk, |h| {
             // SAFETY: per contract.
             let c = unsafe { chunk_from_c(chunk) }?;
+            h.reserve_chunk_address()?;
             h.sc.set_current_nchunk(h.sc.nchunks());
             let n = h.sc.append_chunk(c)?;
             if !copy {
@@ -736,6 +792,7 @@ pub unsafe extern "C" fn blosc2_schunk_insert_chunk(
             if nchunk < 0 || nchunk > h.sc.nchunks() {
                 return Err(Error::InvalidParam);
             }
+            h.reserve_chunk_address()?;
             let n = h.sc.insert_chunk(nchunk, c)?;
             h.sc.set_current_nchunk(nchunk);
             if !copy {
@@ -810,6 +867,7 @@ pub unsafe extern "C" fn blosc2_schunk_append_buffer(schunk: *mut blosc2_schunk,
             }
             // SAFETY: readable for nbytes per contract.
             let s = unsafe { slice(src as *const u8, nbytes as usize) };
+            with(schunk, |h| h.reserve_chunk_address())?;
             // The codecs, filters and prefilter run with the handle released.
             let n = crate::schunk::append_buffer_in(&sc, s)?;
             with(schunk, |h| {
@@ -1113,10 +1171,7 @@ pub unsafe extern "C" fn blosc2_schunk_get_cparams(schunk: *mut blosc2_schunk, c
                     cp.filter_params = s.filter_params;
                 }
             }
-            let out = c_box(cp);
-            if out.is_null() {
-                return Err(Error::MemoryAlloc);
-            }
+            let out = c_box(cp)?;
             // SAFETY: writable per contract.
             unsafe { *cparams = out };
             Ok(0)
@@ -1140,10 +1195,7 @@ pub unsafe extern "C" fn blosc2_schunk_get_dparams(schunk: *mut blosc2_schunk, d
             let mut dp: blosc2_dparams = unsafe { std::mem::zeroed() };
             dp.nthreads = h.sc.dparams().nthreads;
             dp.schunk = h.public as *mut c_void;
-            let out = c_box(dp);
-            if out.is_null() {
-                return Err(Error::MemoryAlloc);
-            }
+            let out = c_box(dp)?;
             // SAFETY: writable per contract.
             unsafe { *dparams = out };
             Ok(0)
@@ -1550,7 +1602,7 @@ pub unsafe extern "C" fn blosc2_schunk_refresh(schunk: *mut blosc2_schunk) -> c_
     guard(PANIC_CODE, || {
         code_int(with(schunk, |h| {
             let changed = h.sc.refresh()?;
-            h.sync();
+            h.sync()?;
             Ok(changed as c_int)
         }))
     })

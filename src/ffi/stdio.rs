@@ -46,8 +46,7 @@ pub unsafe extern "C" fn blosc2_stdio_open(urlpath: *const c_char, mode: *const 
         if f.is_null() {
             return std::ptr::null_mut();
         }
-        // SAFETY: plain allocation of the handle struct.
-        let h = unsafe { libc::malloc(std::mem::size_of::<blosc2_stdio_file>()) } as *mut blosc2_stdio_file;
+        let h = super::cmem::c_malloc(std::mem::size_of::<blosc2_stdio_file>(), false) as *mut blosc2_stdio_file;
         if h.is_null() {
             // SAFETY: f was opened above.
             unsafe { libc::fclose(f) };

@@ -13,6 +13,7 @@ pub mod registry;
 pub mod snappy;
 pub mod zlib;
 pub mod zfp;
+pub mod zfp_lib;
 pub mod zstd;
 
 use crate::error::{Error, Result};

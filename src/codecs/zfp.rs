@@ -1,13 +1,13 @@
 //! The ZFP codec plugins (33 fixed accuracy, 34 fixed precision, 35 fixed rate): lossy
 //! compression of float32/float64 blocks of 1 to 4 dimensions, the block shape taken from
-//! the super-chunk's "b2nd" metalayer. ZFP itself runs through `ffi::zfp`.
+//! the super-chunk's "b2nd" metalayer. ZFP itself runs through [`zfp_lib`](super::zfp_lib).
 //!
 //! `compcode_meta` sets the mode's parameter as the reference reads it: accuracy
 //! 10^(meta as a signed byte); precision meta + 5, 7, 9 or 11 bit planes for 1 to 4
 //! dimensions (at most 64); rate meta percent of the item's bits per value.
 
 use super::registry::{CodecCallContext, UserCodec};
-use crate::ffi::zfp::{self as z, Mode};
+use super::zfp_lib::{self as z, Mode};
 
 /// `BLOSC_CODEC_ZFP_FIXED_ACCURACY` (33): the meta byte sets the absolute error bound.
 pub const ZFP_ACC: u8 = 33;

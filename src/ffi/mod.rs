@@ -18,7 +18,6 @@ pub mod meta;
 pub mod plugin;
 pub mod schunk;
 pub mod urlpath;
-pub mod zfp;
 pub mod shuffle;
 pub mod stdio;
 pub mod tuner;

@@ -22,7 +22,7 @@ use crate::chunk::header::{ChunkHeader, MIN_HEADER_LENGTH};
 use crate::chunk::{DecompressParams, Special};
 use crate::error::{Error, Result};
 use crate::frame::header::Metalayer;
-use crate::schunk::{Holder, StorageSpec, SuperChunk};
+use crate::schunk::{ChunkEdit, Holder, StorageSpec, SuperChunk};
 
 /// The Rust side of one `blosc2_schunk`.
 pub struct Handle {
@@ -52,9 +52,32 @@ unsafe impl Send for Handle {}
 
 type Shared = Arc<Mutex<Handle>>;
 
-fn table() -> &'static Mutex<HashMap<usize, Shared>> {
-    static T: OnceLock<Mutex<HashMap<usize, Shared>>> = OnceLock::new();
-    T.get_or_init(|| Mutex::new(HashMap::new()))
+/// Hashes the addresses that key the handle table: they are unique already, so one
+/// multiply spreads them (SipHash cost a fifth of a small chunk's read).
+#[derive(Default)]
+struct AddrHasher(u64);
+
+impl std::hash::Hasher for AddrHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_usize(b as usize ^ self.0 as usize);
+        }
+    }
+
+    fn write_usize(&mut self, n: usize) {
+        self.0 = (n as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15).rotate_right(29);
+    }
+}
+
+type AddrMap<V> = HashMap<usize, V, std::hash::BuildHasherDefault<AddrHasher>>;
+
+fn table() -> &'static Mutex<AddrMap<Shared>> {
+    static T: OnceLock<Mutex<AddrMap<Shared>>> = OnceLock::new();
+    T.get_or_init(|| Mutex::new(AddrMap::default()))
 }
 
 fn lookup(schunk: *const blosc2_schunk) -> Option<Shared> {
@@ -436,7 +459,7 @@ impl Handle {
         edition::publish_v3_schunk_fields(s, sc.flags2(), p.use_dict, sc.change_tick());
         let mut failed = false;
         if let Some((chunks, edits)) = sc.memory_chunks() {
-            failed = !publish_chunk_addresses(s, chunks, edits, &mut self.data_view);
+            failed = !publish_chunk_addresses(s, chunks, (edits, sc.last_memory_edit()), &mut self.data_view);
         }
         if metas_changed {
             for slot in s.metalayers.iter_mut() {
@@ -512,7 +535,16 @@ const DATA_PAGE: usize = 4096;
 /// written, any other edit rewrites it all.
 /// `false` when the array could not grow: it then keeps the addresses it had (valid for
 /// as many chunks as it has room for).
-fn publish_chunk_addresses(s: &mut blosc2_schunk, chunks: &[Arc<[u8]>], edits: u64, view: &mut (usize, u64)) -> bool {
+///
+/// An edit since the last view costs what it costs the reference: one slot for a replaced
+/// chunk, a move of the later slots for an insert or a removal; only other changes (or
+/// several edits between two views) rewrite the whole array.
+fn publish_chunk_addresses(
+    s: &mut blosc2_schunk,
+    chunks: &[Arc<[u8]>],
+    (edits, last): (u64, ChunkEdit),
+    view: &mut (usize, u64),
+) -> bool {
     let ptr_size = std::mem::size_of::<*mut u8>();
     let needed = chunks.len() * ptr_size;
     if needed > s.data_len {
@@ -528,9 +560,34 @@ fn publish_chunk_addresses(s: &mut blosc2_schunk, chunks: &[Arc<[u8]>], edits: u
         return true;
     }
     let capacity = s.data_len / ptr_size;
-    let start = if view.1 == edits { view.0.min(chunks.len()) } else { 0 };
     // SAFETY: s.data holds `capacity` pointer slots and chunks.len() <= capacity.
     let slots = unsafe { std::slice::from_raw_parts_mut(s.data, capacity) };
+    let (seen, len) = (view.0.min(capacity), chunks.len());
+    let address = |i: usize| chunks[i].as_ptr() as *mut u8;
+    // One edit since the last view, and no append around it (the lengths tell).
+    let followed = view.1 + 1 == edits
+        && match last {
+            ChunkEdit::Replace(i) if len == seen && i < len => {
+                slots[i] = address(i);
+                true
+            }
+            ChunkEdit::Insert(i) if len == seen + 1 && i < len => {
+                slots.copy_within(i..seen, i + 1);
+                slots[i] = address(i);
+                true
+            }
+            ChunkEdit::Remove(i) if len + 1 == seen && i <= len => {
+                slots.copy_within(i + 1..seen, i);
+                slots[len] = std::ptr::null_mut();
+                true
+            }
+            _ => false,
+        };
+    if followed {
+        *view = (len, edits);
+        return true;
+    }
+    let start = if view.1 == edits { view.0.min(chunks.len()) } else { 0 };
     for (slot, chunk) in slots[start..chunks.len()].iter_mut().zip(&chunks[start..]) {
         // C only reads through these; the chunks stay owned (and freed) by the super-chunk.
         *slot = chunk.as_ptr() as *mut u8;
@@ -892,28 +949,24 @@ pub unsafe extern "C" fn blosc2_schunk_decompress_chunk(
     guard(PANIC_CODE, || {
         code_int((|| {
             let sc = released(schunk)?;
-            let (nchunks, separate) = sc.hold(|s| Ok((s.nchunks(), s.frame_kind().is_none())))?;
-            if nchunk < 0 || nchunk >= nchunks {
-                return Err(Error::InvalidParam);
-            }
             if nbytes < 0 {
+                // Checked after the chunk number (below) in the reference's order.
+                sc.hold(|s| if nchunk < 0 || nchunk >= s.nchunks() { Err(Error::InvalidParam) } else { Ok(()) })?;
                 return Err(Error::InvalidParam);
             }
             if dest.is_null() {
+                sc.hold(|s| if nchunk < 0 || nchunk >= s.nchunks() { Err(Error::InvalidParam) } else { Ok(()) })?;
                 return Err(Error::NullPointer);
             }
             // SAFETY: writable for nbytes per contract.
             let d = unsafe { slice_mut(dest as *mut u8, nbytes as usize) };
-            // The codecs, filters and postfilter run with the handle released.
-            let n = match crate::schunk::decompress_chunk_in(&sc, nchunk, d) {
+            // The codecs, filters and postfilter run with the handle released; on success
+            // the core records the chunk as the current one.
+            match crate::schunk::decompress_chunk_in(&sc, nchunk, d) {
                 // Separate chunks go through the chunk API, which says INVALID_PARAM here.
-                Err(Error::WriteBuffer) if separate => Err(Error::InvalidParam),
+                Err(Error::WriteBuffer) if sc.hold(|s| Ok(s.frame_kind().is_none()))? => Err(Error::InvalidParam),
                 r => r.map(|n| n as c_int),
-            }?;
-            with(schunk, |h| {
-                h.sc.set_current_nchunk(nchunk);
-                Ok(n)
-            })
+            }
         })())
     })
 }

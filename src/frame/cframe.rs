@@ -496,17 +496,25 @@ impl Frame {
             }
             ChunkLocation::Stored(off) => {
                 let pos = self.chunk_pos(off);
-                let head = self.store.read_vec(pos, EXTENDED_HEADER_LENGTH)?;
-                let h = ChunkHeader::read_min(&head)?;
-                let cb = h.cbytes as i64;
-                if cb < EXTENDED_HEADER_LENGTH as i64 || off + cb > self.payload_len {
-                    return Err(Error::InvalidHeader);
-                }
+                let payload_len = self.payload_len;
+                let valid_len = |h: ChunkHeader| {
+                    let cb = h.cbytes as i64;
+                    if cb < EXTENDED_HEADER_LENGTH as i64 || off + cb > payload_len {
+                        return Err(Error::InvalidHeader);
+                    }
+                    Ok(cb as usize)
+                };
                 if self.store.as_slice().is_none() {
-                    return Ok(Cow::Owned(self.store.read_vec(pos, cb as usize)?));
+                    let head = self.store.read_vec(pos, EXTENDED_HEADER_LENGTH)?;
+                    let cb = valid_len(ChunkHeader::read_min(&head)?)?;
+                    return Ok(Cow::Owned(self.store.read_vec(pos, cb)?));
                 }
+                // In memory the chunk is borrowed, its header read in place.
                 let s = self.store.as_slice().expect("in memory");
-                s.get(pos as usize..(pos + cb as u64) as usize).map(Cow::Borrowed).ok_or(Error::ReadBuffer)
+                let at = usize::try_from(pos).map_err(|_| Error::ReadBuffer)?;
+                let head = s.get(at..).ok_or(Error::ReadBuffer)?;
+                let cb = valid_len(ChunkHeader::read_min(head)?)?;
+                head.get(..cb).map(Cow::Borrowed).ok_or(Error::ReadBuffer)
             }
         }
     }

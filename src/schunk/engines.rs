@@ -101,8 +101,11 @@ impl SuperChunk {
 
     /// Take the compression engine out, ready for the next chunk; a spare configured the
     /// same way stays in its place for calls made while it is out.
-    pub fn take_compressor(&mut self) -> Compressor {
-        let mut spare = Compressor::new(self.cctx.params.clone());
+    ///
+    /// Engines are boxed so that taking and putting them back moves a pointer, not the
+    /// engine (this runs twice for every chunk written or read).
+    pub fn take_compressor(&mut self) -> Box<Compressor> {
+        let mut spare = Box::new(Compressor::new(self.cctx.params.clone()));
         spare.prefilter = self.cctx.prefilter.clone();
         spare.call = self.cctx.call.clone();
         let mut c = std::mem::replace(&mut self.cctx, spare);
@@ -116,7 +119,7 @@ impl SuperChunk {
 
     /// Put back an engine from [`take_compressor`](Self::take_compressor), with the chunk
     /// it made (its block size is the one the next chunk gets).
-    pub fn put_compressor(&mut self, c: Compressor, made: Option<&[u8]>) {
+    pub fn put_compressor(&mut self, c: Box<Compressor>, made: Option<&[u8]>) {
         if let Some(h) = made.and_then(|m| ChunkHeader::read_min(m).ok()) {
             self.last_blocksize = h.blocksize;
         }
@@ -124,15 +127,15 @@ impl SuperChunk {
     }
 
     /// Take the decompression engine out (see [`take_compressor`](Self::take_compressor)).
-    pub fn take_decompressor(&mut self) -> Decompressor {
-        let mut spare = Decompressor::new(self.dctx.params.clone());
+    pub fn take_decompressor(&mut self) -> Box<Decompressor> {
+        let mut spare = Box::new(Decompressor::new(self.dctx.params.clone()));
         spare.postfilter = self.dctx.postfilter.clone();
         spare.call = self.dctx.call.clone();
         spare.lazy = self.dctx.lazy.clone();
         std::mem::replace(&mut self.dctx, spare)
     }
 
-    pub fn put_decompressor(&mut self, d: Decompressor) {
+    pub fn put_decompressor(&mut self, d: Box<Decompressor>) {
         self.dctx = d;
     }
 }
@@ -180,7 +183,7 @@ pub struct PartialChunk {
 /// Run `f` with the engine taken out, reading lazy blocks through `reader` when given.
 fn run_released<H: Holder, R>(
     h: &H,
-    mut engine: Decompressor,
+    mut engine: Box<Decompressor>,
     n: i64,
     reader: Option<Arc<dyn LazyReader>>,
     f: impl FnOnce(&mut Decompressor) -> Result<R>,
@@ -273,8 +276,12 @@ pub fn vlblock_in<H: Holder>(h: &H, n: i64, nblock: i32) -> Result<Vec<u8>> {
 
 /// Decompress chunk `n` into `dest`; its uncompressed size.
 pub fn decompress_chunk_in<H: Holder>(h: &H, n: i64, dest: &mut [u8]) -> Result<usize> {
-    // Chunk and engine in one step (this runs for every chunk read).
+    // Chunk and engine in one step, engine back and `current_nchunk` in another (this runs
+    // for every chunk read: each step takes the super-chunk's lock).
     let (chunk, mut engine) = h.hold(|s| {
+        if n < 0 || n >= s.nchunks() {
+            return Err(Error::InvalidParam);
+        }
         let chunk = s.held_chunk(n, false)?;
         let (nbytes, _) = chunk_sizes(&chunk)?;
         if (nbytes as usize) > dest.len() {
@@ -285,8 +292,12 @@ pub fn decompress_chunk_in<H: Holder>(h: &H, n: i64, dest: &mut [u8]) -> Result<
     let nbytes = chunk_sizes(&chunk)?.0;
     engine.nchunk = n;
     let r = engine.decompress(&chunk, dest);
+    let ok = matches!(r, Ok(got) if got == nbytes as usize);
     h.hold(|s| {
         s.put_decompressor(engine);
+        if ok {
+            s.set_current_nchunk(n);
+        }
         Ok(())
     })?;
     let got = r?;

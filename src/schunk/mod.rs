@@ -58,6 +58,20 @@ enum Store {
 /// Size of a chunk that is its header alone (`BLOSC2_MAX_OVERHEAD`).
 const MAX_OVERHEAD_BYTES: usize = 32;
 
+/// One change to the chunks of a super-chunk held in memory (see
+/// [`SuperChunk::last_memory_edit`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ChunkEdit {
+    /// A chunk inserted at this position (the later ones moved up by one).
+    Insert(usize),
+    /// The chunk at this position replaced.
+    Replace(usize),
+    /// The chunk at this position removed (the later ones moved down by one).
+    Remove(usize),
+    /// Anything else (a reorder, a new set of chunks).
+    Other,
+}
+
 /// A super-chunk: chunks compressed with shared parameters, metalayers, and a store (chunks
 /// in memory, or a contiguous or sparse frame in memory or on disk). Frames are the
 /// reference's format, byte for byte.
@@ -97,8 +111,8 @@ const MAX_OVERHEAD_BYTES: usize = 32;
 pub struct SuperChunk {
     cparams: CompressParams,
     dparams: DecompressParams,
-    cctx: Compressor,
-    dctx: Decompressor,
+    cctx: Box<Compressor>,
+    dctx: Box<Decompressor>,
     nbytes: i64,
     /// Stored bytes for memory and sparse stores (contiguous frames report their payload).
     cbytes: i64,
@@ -114,9 +128,11 @@ pub struct SuperChunk {
     vlmetalayers: Vec<Metalayer>,
     store: Store,
     urlpath: Option<PathBuf>,
-    /// Count of edits that moved or replaced in-memory chunks (anything but an append), so a
-    /// view of the chunk addresses knows when it must be rebuilt rather than extended.
+    /// Count of edits that moved or replaced in-memory chunks (anything but an append) and
+    /// the last of them, so a view of the chunk addresses knows whether it can follow with
+    /// one change (or an extension, after appends) rather than be rebuilt.
     memory_edits: u64,
+    last_memory_edit: ChunkEdit,
     /// The opt-in frame lock shared with other handles and processes (on-disk frames only).
     lock: Option<FrameLock>,
     /// How deep inside locked operations this handle is: only the outermost one looks for
@@ -167,8 +183,8 @@ impl SuperChunk {
             return Err(Error::InvalidParam);
         }
         let mut s = SuperChunk {
-            cctx: Compressor::new(cparams.clone()),
-            dctx: Decompressor::new(dparams.clone()),
+            cctx: Box::new(Compressor::new(cparams.clone())),
+            dctx: Box::new(Decompressor::new(dparams.clone())),
             blocksize: cparams.blocksize,
             last_blocksize: cparams.blocksize,
             cparams,
@@ -182,6 +198,7 @@ impl SuperChunk {
             store: Store::Memory(Vec::new()),
             urlpath: storage.urlpath.clone(),
             memory_edits: 0,
+            last_memory_edit: ChunkEdit::Other,
             lock: None,
             guard_depth: 0,
             refreshes: 0,
@@ -330,6 +347,16 @@ impl SuperChunk {
             Store::Memory(v) => Some((v, self.memory_edits)),
             Store::Frame(_) => None,
         }
+    }
+
+    /// The last edit counted by [`memory_chunks`](Self::memory_chunks).
+    pub fn last_memory_edit(&self) -> ChunkEdit {
+        self.last_memory_edit
+    }
+
+    fn note_memory_edit(&mut self, e: ChunkEdit) {
+        self.memory_edits += 1;
+        self.last_memory_edit = e;
     }
 
     pub fn nchunks(&self) -> i64 {
@@ -746,7 +773,7 @@ impl SuperChunk {
         match &mut self.store {
             Store::Memory(v) => {
                 v.insert(n as usize, Arc::from(chunk));
-                self.memory_edits += 1;
+                self.note_memory_edit(ChunkEdit::Insert(n as usize));
             }
             Store::Frame(_) => {
                 self.sync_frame();
@@ -790,7 +817,7 @@ impl SuperChunk {
         match &mut self.store {
             Store::Memory(v) => {
                 v[idx] = Arc::from(chunk);
-                self.memory_edits += 1;
+                self.note_memory_edit(ChunkEdit::Replace(idx));
             }
             Store::Frame(_) => {
                 self.sync_frame();
@@ -824,7 +851,7 @@ impl SuperChunk {
         match &mut self.store {
             Store::Memory(v) => {
                 v.remove(idx);
-                self.memory_edits += 1;
+                self.note_memory_edit(ChunkEdit::Remove(idx));
             }
             Store::Frame(_) => {
                 self.sync_frame();
@@ -865,7 +892,7 @@ impl SuperChunk {
             Store::Memory(v) => {
                 let mut old: Vec<Option<Arc<[u8]>>> = v.drain(..).map(Some).collect();
                 v.extend(ord.iter().filter_map(|&o| old[o].take()));
-                self.memory_edits += 1;
+                self.note_memory_edit(ChunkEdit::Other);
             }
             Store::Frame(_) => {
                 self.sync_frame();
@@ -1063,7 +1090,7 @@ impl SuperChunk {
         let mut cbytes = 0i64;
         let mut blocksize = None;
         for n in 0..s.nchunks() {
-            let c = s.get_chunk(n)?.into_owned();
+            let c = s.get_chunk(n)?;
             let h = ChunkHeader::read_min(&c)?;
             cbytes += h.cbytes as i64;
             blocksize = match blocksize {
@@ -1075,13 +1102,13 @@ impl SuperChunk {
             // one copy: a chunk costs its pointer, not an allocation each.
             match chunks.last() {
                 Some(prev) if c.len() <= 64 && prev[..] == c[..] => chunks.push(prev.clone()),
-                _ => chunks.push(Arc::from(c)),
+                _ => chunks.push(Arc::from(&c[..])),
             }
         }
         s.cbytes = cbytes;
         s.blocksize = blocksize.unwrap_or(s.blocksize);
         s.store = Store::Memory(chunks);
-        s.memory_edits += 1;
+        s.note_memory_edit(ChunkEdit::Other);
         Ok(s)
     }
 
@@ -1166,8 +1193,8 @@ impl SuperChunk {
         dctx.lazy = frame.lazy_reader();
         let cbytes = if frame.is_sparse() { h.cbytes } else { frame.payload_len() };
         let mut s = SuperChunk {
-            cctx: Compressor::new(cparams.clone()),
-            dctx,
+            cctx: Box::new(Compressor::new(cparams.clone())),
+            dctx: Box::new(dctx),
             last_blocksize: h.blocksize,
             blocksize: h.blocksize,
             cparams,
@@ -1181,6 +1208,7 @@ impl SuperChunk {
             store: Store::Frame(Box::new(frame)),
             urlpath: path.map(Path::to_path_buf),
             memory_edits: 0,
+            last_memory_edit: ChunkEdit::Other,
             lock: None,
             guard_depth: 0,
             refreshes: 0,

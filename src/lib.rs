@@ -38,6 +38,7 @@ pub mod filters;
 pub mod frame;
 pub mod schunk;
 pub(crate) mod scratch;
+pub mod settings;
 pub mod threads;
 pub mod version;
 

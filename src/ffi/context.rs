@@ -9,7 +9,7 @@ use libc::{c_int, c_void};
 
 use super::abi::*;
 use super::boundary::{guard, slice, slice_mut, PANIC_CODE};
-use super::env;
+use crate::settings::{Overrides, ProcessVars};
 use super::global::{chunk_slice, result_code};
 use crate::chunk::compress::Compressor;
 use crate::chunk::decompress::Decompressor;
@@ -165,56 +165,18 @@ fn chunk_number(engine_nchunk: i64, schunk: *mut c_void) -> i64 {
     unsafe { (*(schunk as *const blosc2_schunk)).current_nchunk }
 }
 
-/// Apply the environment overrides the reference honours for contexts.
+/// Apply the environment overrides the reference honours for contexts (see
+/// [`Overrides::apply_to_context`]) to the public parameters.
 fn env_cparams(cp: &mut blosc2_cparams) {
-    if let Some(v) = env::int_var("BLOSC_CLEVEL") {
-        if (0..=9).contains(&v) {
-            cp.clevel = v as u8;
-        }
-    }
-    if let Some(s) = env::var("BLOSC_SHUFFLE") {
-        let f = match s.as_str() {
-            "NOSHUFFLE" => Some(BLOSC_NOSHUFFLE as u8),
-            "SHUFFLE" => Some(BLOSC_SHUFFLE as u8),
-            "BITSHUFFLE" => Some(BLOSC_BITSHUFFLE as u8),
-            _ => None,
-        };
-        if let Some(f) = f {
-            cp.filters[BLOSC2_MAX_FILTERS - 1] = f;
-        }
-    }
-    if let Some(s) = env::var("BLOSC_DELTA") {
-        cp.filters[BLOSC2_MAX_FILTERS - 2] = if s == "1" { BLOSC_DELTA as u8 } else { 0 };
-    }
-    if let Some(v) = env::int_var("BLOSC_TYPESIZE") {
-        if v > 0 {
-            cp.typesize = v as i32;
-        }
-    }
-    if let Some(s) = env::var("BLOSC_COMPRESSOR") {
-        if let Some(c) = crate::codecs::Codec::from_name(&s) {
-            cp.compcode = c.code();
-        }
-    }
-    if let Some(v) = env::int_var("BLOSC_BLOCKSIZE") {
-        if v > 0 {
-            cp.blocksize = v as i32;
-        }
-    }
-    if let Some(v) = env::int_var("BLOSC_NTHREADS") {
-        if v > 0 {
-            cp.nthreads = v.min(i16::MAX as i64) as i16;
-        }
-    }
-    if let Some(s) = env::var("BLOSC_SPLITMODE") {
-        match s.as_str() {
-            "ALWAYS" => cp.splitmode = BLOSC_ALWAYS_SPLIT,
-            "NEVER" => cp.splitmode = BLOSC_NEVER_SPLIT,
-            "AUTO" => cp.splitmode = BLOSC_AUTO_SPLIT,
-            "FORWARD_COMPAT" => cp.splitmode = BLOSC_FORWARD_COMPAT_SPLIT,
-            _ => {}
-        }
-    }
+    let mut p = core_cparams(cp);
+    Overrides::read(&ProcessVars).apply_to_context(&mut p);
+    cp.clevel = p.clevel;
+    cp.filters = p.filters;
+    cp.typesize = p.typesize;
+    cp.compcode = p.compcode;
+    cp.blocksize = p.blocksize;
+    cp.nthreads = p.nthreads;
+    cp.splitmode = p.splitmode;
 }
 
 pub fn core_cparams(cp: &blosc2_cparams) -> CompressParams {
@@ -421,10 +383,8 @@ pub extern "C" fn blosc2_create_dctx(dparams: blosc2_dparams) -> *mut blosc2_con
 pub(crate) fn blosc2_create_dctx_impl(dparams: blosc2_dparams) -> *mut blosc2_context {
     guard(std::ptr::null_mut(), || {
         let mut dp = dparams;
-        if let Some(v) = env::int_var("BLOSC_NTHREADS") {
-            if v > 0 {
-                dp.nthreads = v.min(i16::MAX as i64) as i16;
-            }
+        if let Some(n) = Overrides::read(&ProcessVars).thread_count() {
+            dp.nthreads = n;
         }
         if dp.nthreads <= 0 {
             dp.nthreads = 1;

@@ -103,7 +103,7 @@ pub unsafe extern "C" fn blosc2_register_io_cb(io: *const blosc2_io_cb) -> c_int
 #[no_mangle]
 pub extern "C" fn blosc2_get_io_cb(id: u8) -> *mut blosc2_io_cb {
     guard(std::ptr::null_mut(), || {
-        if !super::global::GLOBALS.initialized.load(std::sync::atomic::Ordering::Acquire) {
+        if !super::global::INITIALIZED.load(std::sync::atomic::Ordering::Acquire) {
             return std::ptr::null_mut();
         }
         let mut r = registry().lock().unwrap_or_else(|e| e.into_inner());

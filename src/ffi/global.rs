@@ -1,70 +1,25 @@
-//! Library-wide state and the non-contextual API: init/destroy, the global compressor
-//! settings used by `blosc1_*`/`blosc2_compress`/`blosc2_decompress`, names and versions,
-//! error strings and timestamps.
+//! Library-wide state and the non-contextual API: init/destroy, the global settings
+//! (`blosc1_*` setters; kept by [`crate::settings`]) and `blosc2_compress`/
+//! `blosc2_decompress`, names and versions, error strings and timestamps.
 
 use std::ffi::CString;
-use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
-use std::sync::{Mutex, OnceLock};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::OnceLock;
 
 use libc::{c_char, c_int};
 
 use super::abi::*;
 use super::boundary::{cstr, guard, slice, slice_mut, PANIC_CODE};
-use super::env;
-use crate::chunk::blocksize::FORWARD_COMPAT_SPLIT;
-use crate::chunk::compress::Compressor;
-use crate::chunk::decompress::Decompressor;
-use crate::chunk::{ChunkHeader, CompressParams, DecompressParams};
+use crate::chunk::ChunkHeader;
 use crate::codecs::{self, Codec};
 use crate::error::Error;
+use crate::settings::{self, GlobalCall, Overrides, ProcessVars, SETTINGS};
 
-/// Settings changed by the blosc1-style setters and read by the global (non-ctx) calls.
-pub struct Globals {
-    pub compressor: AtomicI32,
-    pub delta: AtomicI32,
-    pub nthreads: AtomicI32,
-    pub force_blocksize: AtomicI32,
-    pub splitmode: AtomicI32,
-    pub initialized: AtomicBool,
-}
-
-pub static GLOBALS: Globals = Globals {
-    compressor: AtomicI32::new(0),
-    delta: AtomicI32::new(0),
-    nthreads: AtomicI32::new(1),
-    force_blocksize: AtomicI32::new(0),
-    splitmode: AtomicI32::new(FORWARD_COMPAT_SPLIT),
-    initialized: AtomicBool::new(false),
-};
-
-/// The contexts behind the global API, serialised by one lock as the reference does.
-pub struct GlobalContexts {
-    pub cctx: Compressor,
-    pub dctx: Decompressor,
-}
-
-/// The global contexts unless they are in use (never waited for: the codecs and filters
-/// they run may be user code calling back into the library).
-fn try_global() -> Option<std::sync::MutexGuard<'static, GlobalContexts>> {
-    match global_contexts().try_lock() {
-        Ok(g) => Some(g),
-        Err(std::sync::TryLockError::Poisoned(e)) => Some(e.into_inner()),
-        Err(std::sync::TryLockError::WouldBlock) => None,
-    }
-}
-
-pub fn global_contexts() -> &'static Mutex<GlobalContexts> {
-    static G: OnceLock<Mutex<GlobalContexts>> = OnceLock::new();
-    G.get_or_init(|| {
-        Mutex::new(GlobalContexts {
-            cctx: Compressor::new(CompressParams::default()),
-            dctx: Decompressor::new(DecompressParams::default()),
-        })
-    })
-}
+/// Whether `blosc2_init` ran (and `blosc2_destroy` did not since).
+pub static INITIALIZED: AtomicBool = AtomicBool::new(false);
 
 pub fn ensure_init() {
-    if !GLOBALS.initialized.swap(true, Ordering::AcqRel) {
+    if !INITIALIZED.swap(true, Ordering::AcqRel) {
         super::registry::register_builtin_plugins();
         super::tuner::register_builtin_tuners();
     }
@@ -85,10 +40,8 @@ pub extern "C" fn blosc2_init() {
 #[no_mangle]
 pub extern "C" fn blosc2_destroy() {
     guard((), || {
-        if GLOBALS.initialized.swap(false, Ordering::AcqRel) {
-            let mut g = global_contexts().lock().unwrap_or_else(|e| e.into_inner());
-            g.cctx.release_threads();
-            g.dctx.release_threads();
+        if INITIALIZED.swap(false, Ordering::AcqRel) {
+            settings::release_threads();
         }
     })
 }
@@ -96,12 +49,10 @@ pub extern "C" fn blosc2_destroy() {
 #[no_mangle]
 pub extern "C" fn blosc2_free_resources() -> c_int {
     guard(PANIC_CODE, || {
-        if !GLOBALS.initialized.load(Ordering::Acquire) {
+        if !INITIALIZED.load(Ordering::Acquire) {
             return Error::Failure.code();
         }
-        let mut g = global_contexts().lock().unwrap_or_else(|e| e.into_inner());
-        g.cctx.release_threads();
-        g.dctx.release_threads();
+        settings::release_threads();
         0
     })
 }
@@ -244,7 +195,7 @@ fn error_cstr(e: Error) -> *const c_char {
 
 #[no_mangle]
 pub extern "C" fn blosc2_get_nthreads() -> i16 {
-    GLOBALS.nthreads.load(Ordering::Relaxed) as i16
+    SETTINGS.nthreads()
 }
 
 #[no_mangle]
@@ -256,18 +207,13 @@ pub extern "C" fn blosc2_set_nthreads(nthreads: i16) -> i16 {
 pub(crate) fn blosc2_set_nthreads_impl(nthreads: i16) -> i16 {
     guard(-1, || {
         ensure_init();
-        let old = GLOBALS.nthreads.load(Ordering::Relaxed) as i16;
-        if nthreads <= 0 {
-            return Error::InvalidParam.code() as i16;
-        }
-        GLOBALS.nthreads.store(nthreads as i32, Ordering::Relaxed);
-        old
+        SETTINGS.set_nthreads(nthreads).unwrap_or_else(|e| e.code() as i16)
     })
 }
 
 #[no_mangle]
 pub extern "C" fn blosc1_get_compressor() -> *const c_char {
-    let code = GLOBALS.compressor.load(Ordering::Relaxed);
+    let code = SETTINGS.compressor();
     match u8::try_from(code).ok().and_then(Codec::from_code) {
         Some(Codec::User(id)) => super::registry::user_codec_name(id).unwrap_or(std::ptr::null()),
         Some(c) => static_name(c),
@@ -291,11 +237,9 @@ pub(crate) unsafe fn blosc1_set_compressor_impl(compname: *const c_char) -> c_in
     guard(PANIC_CODE, || {
         // SAFETY: forwarded contract.
         let code = unsafe { blosc2_compname_to_compcode_impl(compname) };
-        if code >= 6 {
-            // User codecs are set through cparams only, as in the reference.
+        if SETTINGS.set_compressor(code).is_err() {
             return -1;
         }
-        GLOBALS.compressor.store(code, Ordering::Relaxed);
         ensure_init();
         code
     })
@@ -303,65 +247,26 @@ pub(crate) unsafe fn blosc1_set_compressor_impl(compname: *const c_char) -> c_in
 
 #[no_mangle]
 pub extern "C" fn blosc2_set_delta(dodelta: c_int) {
-    GLOBALS.delta.store(dodelta, Ordering::Relaxed);
+    SETTINGS.set_delta(dodelta);
     guard((), ensure_init)
 }
 
 #[no_mangle]
 pub extern "C" fn blosc1_get_blocksize() -> c_int {
-    GLOBALS.force_blocksize.load(Ordering::Relaxed)
+    SETTINGS.blocksize()
 }
 
 #[no_mangle]
 pub extern "C" fn blosc1_set_blocksize(blocksize: usize) {
-    blosc1_set_blocksize_impl(blocksize)
-}
-
-/// `blosc1_set_blocksize`, for this library's other C functions.
-pub(crate) fn blosc1_set_blocksize_impl(blocksize: usize) {
-    GLOBALS.force_blocksize.store(blocksize as i32, Ordering::Relaxed);
+    SETTINGS.set_blocksize(blocksize)
 }
 
 #[no_mangle]
 pub extern "C" fn blosc1_set_splitmode(splitmode: c_int) {
-    blosc1_set_splitmode_impl(splitmode)
-}
-
-/// `blosc1_set_splitmode`, for this library's other C functions.
-pub(crate) fn blosc1_set_splitmode_impl(splitmode: c_int) {
-    GLOBALS.splitmode.store(splitmode, Ordering::Relaxed);
+    SETTINGS.set_splitmode(splitmode)
 }
 
 // ---- Global compression and decompression ----
-
-/// The pipeline the blosc1 API builds from `doshuffle`/delta: shuffle (only for typesize > 1)
-/// or bitshuffle in the last slot, delta before it.
-fn build_filters(doshuffle: c_int, delta: bool, typesize: i32) -> [u8; 6] {
-    let mut f = [0u8; 6];
-    if doshuffle == BLOSC_SHUFFLE as c_int && typesize > 1 {
-        f[5] = BLOSC_SHUFFLE as u8;
-    }
-    if doshuffle == BLOSC_BITSHUFFLE as c_int {
-        f[5] = BLOSC_BITSHUFFLE as u8;
-    }
-    if delta {
-        f[4] = BLOSC_DELTA as u8;
-    }
-    f
-}
-
-/// Apply `BLOSC_NTHREADS` (shared by compression and decompression).
-fn apply_env_nthreads() -> Result<(), c_int> {
-    if let Some(n) = env::int_var("BLOSC_NTHREADS") {
-        if n > 0 {
-            let r = blosc2_set_nthreads_impl(n.min(i16::MAX as i64) as i16);
-            if r < 0 {
-                return Err(r as c_int);
-            }
-        }
-    }
-    Ok(())
-}
 
 /// # Safety
 /// `src` must be readable for `srcsize` bytes and `dest` writable for `destsize` bytes.
@@ -394,58 +299,15 @@ pub(crate) unsafe fn blosc2_compress_impl(
 ) -> c_int {
     guard(PANIC_CODE, || {
         ensure_init();
-        let mut clevel = clevel;
-        let mut doshuffle = doshuffle;
-        let mut typesize = typesize;
-        if let Some(v) = env::int_var("BLOSC_CLEVEL") {
-            if v >= 0 {
-                clevel = v as c_int;
-            }
-        }
-        if let Some(s) = env::var("BLOSC_SHUFFLE") {
-            match s.as_str() {
-                "NOSHUFFLE" => doshuffle = BLOSC_NOSHUFFLE as c_int,
-                "SHUFFLE" => doshuffle = BLOSC_SHUFFLE as c_int,
-                "BITSHUFFLE" => doshuffle = BLOSC_BITSHUFFLE as c_int,
-                _ => {}
-            }
-        }
-        if let Some(s) = env::var("BLOSC_DELTA") {
-            GLOBALS.delta.store((s == "1") as i32, Ordering::Relaxed);
-        }
-        if let Some(v) = env::int_var("BLOSC_TYPESIZE") {
-            if v > 0 {
-                typesize = v as i32;
-            }
-        }
-        if let Some(s) = env::var("BLOSC_COMPRESSOR") {
-            let c = CString::new(s).unwrap_or_default();
+        let env = Overrides::read(&ProcessVars);
+        let mut call = GlobalCall { clevel, doshuffle, typesize };
+        let by_name = |name: &str| {
+            let c = CString::new(name).ok()?;
             // SAFETY: a valid C string.
-            let r = unsafe { blosc1_set_compressor_impl(c.as_ptr()) };
-            if r < 0 {
-                return Error::CodecSupport.code();
-            }
-        }
-        if let Some(v) = env::int_var("BLOSC_BLOCKSIZE") {
-            if v > 0 {
-                blosc1_set_blocksize_impl(v as usize);
-            }
-        }
-        if let Err(rc) = apply_env_nthreads() {
-            return rc;
-        }
-        if let Some(s) = env::var("BLOSC_SPLITMODE") {
-            let mode = match s.as_str() {
-                "ALWAYS" => Some(BLOSC_ALWAYS_SPLIT),
-                "NEVER" => Some(BLOSC_NEVER_SPLIT),
-                "AUTO" => Some(BLOSC_AUTO_SPLIT),
-                "FORWARD_COMPAT" => Some(BLOSC_FORWARD_COMPAT_SPLIT),
-                _ => None,
-            };
-            match mode {
-                Some(m) => blosc1_set_splitmode_impl(m),
-                None => return Error::InvalidParam.code(),
-            }
+            Some(unsafe { blosc2_compname_to_compcode_impl(c.as_ptr()) }).filter(|&code| code >= 0)
+        };
+        if let Err(e) = SETTINGS.take_compress_overrides(&env, &mut call, by_name) {
+            return e.code();
         }
         if srcsize < 0 || destsize < 0 {
             return Error::InvalidParam.code();
@@ -453,35 +315,13 @@ pub(crate) unsafe fn blosc2_compress_impl(
         if (src.is_null() && srcsize > 0) || dest.is_null() {
             return Error::NullPointer.code();
         }
-        if !(0..=9).contains(&clevel) {
-            return Error::CodecParam.code();
-        }
-        let delta = GLOBALS.delta.load(Ordering::Relaxed) != 0;
-        let params = CompressParams {
-            compcode: GLOBALS.compressor.load(Ordering::Relaxed) as u8,
-            compcode_meta: 0,
-            clevel: clevel as u8,
-            use_dict: false,
-            typesize,
-            nthreads: GLOBALS.nthreads.load(Ordering::Relaxed) as i16,
-            blocksize: GLOBALS.force_blocksize.load(Ordering::Relaxed),
-            splitmode: GLOBALS.splitmode.load(Ordering::Relaxed),
-            filters: build_filters(doshuffle, delta, typesize),
-            filters_meta: [0; 6],
-            instr_codec: false,
-            generation: super::abi::edition::GENERATION,
+        let params = match SETTINGS.compress_params(&call, super::abi::edition::GENERATION) {
+            Ok(p) => p,
+            Err(e) => return e.code(),
         };
-        let extended = env::var("BLOSC_BLOSC1_COMPAT").is_none();
         // SAFETY: sizes checked non-negative; pointers valid per the function contract.
         let (s, d) = unsafe { (slice(src as *const u8, srcsize as usize), slice_mut(dest as *mut u8, destsize as usize)) };
-        // A call made while the global context is busy (from a user codec or filter run by
-        // it, or another thread) gets an engine of its own rather than waiting.
-        let busy = || Compressor::new(params.clone());
-        let Some(mut g) = (if env::var("BLOSC_NOLOCK").is_some() { None } else { try_global() }) else {
-            return result_code(busy().compress_with_header(s, d, extended));
-        };
-        g.cctx.params = params;
-        result_code(g.cctx.compress_with_header(s, d, extended))
+        result_code(settings::compress(params, s, d, !env.blosc1_compat, env.nolock))
     })
 }
 
@@ -510,8 +350,9 @@ pub(crate) unsafe fn blosc2_decompress_impl(
 ) -> c_int {
     guard(PANIC_CODE, || {
         ensure_init();
-        if let Err(rc) = apply_env_nthreads() {
-            return rc;
+        let env = Overrides::read(&ProcessVars);
+        if let Err(e) = SETTINGS.take_nthreads(&env) {
+            return e.code();
         }
         if src.is_null() || (dest.is_null() && destsize > 0) {
             return Error::NullPointer.code();
@@ -527,13 +368,7 @@ pub(crate) unsafe fn blosc2_decompress_impl(
         };
         // SAFETY: as above.
         let d = unsafe { slice_mut(dest as *mut u8, destsize as usize) };
-        let params = DecompressParams { nthreads: GLOBALS.nthreads.load(Ordering::Relaxed) as i16, typesize: 8 };
-        // As in blosc2_compress: a busy global context is not waited for.
-        let Some(mut g) = (if env::var("BLOSC_NOLOCK").is_some() { None } else { try_global() }) else {
-            return result_code(Decompressor::new(params).decompress(s, d));
-        };
-        g.dctx.params = params;
-        result_code(g.dctx.decompress(s, d))
+        result_code(settings::decompress(s, d, env.nolock))
     })
 }
 

@@ -9,7 +9,6 @@ pub mod b2nd;
 pub mod chunk;
 pub mod cmem;
 pub mod context;
-pub mod env;
 pub mod frame;
 pub mod global;
 pub mod lazy_readers;

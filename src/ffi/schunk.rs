@@ -726,7 +726,7 @@ pub fn new_impl(storage: *const blosc2_storage) -> Result<*mut blosc2_schunk> {
     }
     // BTUNE_TRADEOFF (any value) asks for the BTune tuner, as in the reference; without its
     // plugin installed, creating the super-chunk then fails.
-    if super::env::var("BTUNE_TRADEOFF").is_some() {
+    if crate::settings::Vars::var(&crate::settings::ProcessVars, "BTUNE_TRADEOFF").is_some() {
         cp.tuner_id = BLOSC_BTUNE;
     }
     // The reference builds the super-chunk's compression context first and gives up when

@@ -17,7 +17,7 @@ pub fn locking_requested(io: &blosc2_io) -> bool {
     // SAFETY: params of the filesystem backend is NULL or a blosc2_stdio_params that
     // outlives the super-chunk (per the blosc2_io contract).
     let explicit = unsafe { (io.params as *const blosc2_stdio_params).as_ref() }.is_some_and(|p| p.locking);
-    explicit || super::env::locking_env()
+    explicit || crate::settings::locking_requested(&crate::settings::ProcessVars)
 }
 
 /// # Safety
@@ -482,7 +482,7 @@ pub unsafe extern "C" fn blosc2_stdio_mmap_open(urlpath: *const c_char, mode: *c
         m.is_memory_only = md.memory_only;
         m.access_flags = md.prot as i64;
         m.map_flags = md.flags as i64;
-        if super::env::var("BLOSC_INFO").is_some() {
+        if crate::settings::Vars::var(&crate::settings::ProcessVars, "BLOSC_INFO").is_some() {
             // The reference's informational line (python-blosc2's tests read it).
             // SAFETY: urlpath and the mode string are C strings per contract.
             let (u, md_s) = unsafe { (std::ffi::CStr::from_ptr(urlpath), std::ffi::CStr::from_ptr(m.mode)) };

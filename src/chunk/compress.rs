@@ -358,7 +358,7 @@ impl Compressor {
     /// Compress `src` into a new vector holding exactly the chunk.
     ///
     /// The worst case is reserved but only the pages the chunk takes are touched (see
-    /// [`Growing`]); the buffer is then shrunk in place, as the reference `realloc`s its
+    /// `Growing`); the buffer is then shrunk in place, as the reference `realloc`s its
     /// own. (Measured with glibc on a 256 MiB super-chunk: a buffer kept by the context
     /// and copied out, or a fresh exact copy per chunk, both left the heap more fragmented
     /// and peaked 1-4 MiB higher.)

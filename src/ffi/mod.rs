@@ -6,11 +6,13 @@
 pub mod abi;
 pub mod boundary;
 pub mod b2nd;
+pub mod b2nd_structs;
 pub mod chunk;
 pub mod cmem;
 pub mod context;
 pub mod frame;
 pub mod global;
+pub mod handle;
 pub mod lazy_readers;
 pub mod registry;
 pub mod meta;

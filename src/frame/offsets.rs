@@ -79,6 +79,9 @@ pub fn index_cparams() -> CompressParams {
     }
 }
 
+/// Indexes of this many bytes (2^17 entries) or more are compressed with several threads.
+const PARALLEL_INDEX_BYTES: usize = 1 << 20;
+
 /// Compress an index.
 pub fn compress_index(offsets: &[i64]) -> Result<Vec<u8>> {
     let raw: Vec<u8> = offsets.iter().flat_map(|o| o.to_le_bytes()).collect();
@@ -86,7 +89,13 @@ pub fn compress_index(offsets: &[i64]) -> Result<Vec<u8>> {
         return Err(Error::TwoGbLimit);
     }
     let mut out = vec![0u8; raw.len() + MAX_OVERHEAD];
-    let mut c = Compressor::new(index_cparams());
+    // Large indexes (rewritten whole by every change of a frame) use the machine's cores:
+    // this library's threads place blocks in order, so the chunk is the same as with one.
+    let mut params = index_cparams();
+    if raw.len() >= PARALLEL_INDEX_BYTES {
+        params.nthreads = std::thread::available_parallelism().map_or(1, |n| n.get().min(4)) as i16;
+    }
+    let mut c = Compressor::new(params);
     let n = c.compress(&raw, &mut out)?;
     if n == 0 {
         return Err(Error::Failure);
@@ -300,6 +309,17 @@ mod tests {
         assert_eq!(index_entry(&want, 1).unwrap(), 0x98);
         assert!(decompress_index(&want, 3).is_err());
         assert!(index_entry(&want, 2).is_err());
+    }
+
+    #[test]
+    fn threads_do_not_change_a_large_index() {
+        let offs: Vec<i64> = (0..300_000i64).map(|i| i * 97 + (i % 11) * 3).collect();
+        let raw: Vec<u8> = offs.iter().flat_map(|o| o.to_le_bytes()).collect();
+        let mut one = vec![0u8; raw.len() + MAX_OVERHEAD];
+        let n = Compressor::new(index_cparams()).compress(&raw, &mut one).unwrap();
+        one.truncate(n);
+        assert!(raw.len() >= PARALLEL_INDEX_BYTES);
+        assert_eq!(compress_index(&offs).unwrap(), one);
     }
 
     #[test]

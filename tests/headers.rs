@@ -55,7 +55,7 @@ fn optional_ffi_file(name: &str) -> Vec<PathBuf> {
 
 /// Every `src/ffi/*.rs` that declares `blosc2.h` functions: all of them except `mod.rs`
 /// (it only declares modules; parsing it would pull in `abi` and every other file), and the
-/// files that feed other headers (`b2nd.rs`, `stdio.rs`). Submodules of the files listed are
+/// files that feed other headers or hold none (`b2nd.rs`, `b2nd_structs.rs`, `stdio.rs`). Submodules of the files listed are
 /// followed by cbindgen.
 fn blosc2_function_files() -> Vec<PathBuf> {
     let dir = root().join("src/ffi");
@@ -67,7 +67,7 @@ fn blosc2_function_files() -> Vec<PathBuf> {
                 && p.extension().is_some_and(|e| e == "rs")
                 && !matches!(
                     p.file_name().and_then(|n| n.to_str()),
-                    Some("mod.rs" | "b2nd.rs" | "stdio.rs")
+                    Some("mod.rs" | "b2nd.rs" | "b2nd_structs.rs" | "stdio.rs")
                 )
         })
         .collect();

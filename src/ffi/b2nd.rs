@@ -25,7 +25,60 @@ use crate::error::{Error, Result};
 use crate::b2nd::layout::stored_meta;
 use crate::schunk::{Holder, Own};
 
-pub use super::b2nd_structs::*;
+use super::b2nd_structs::*;
+
+// ----- contexts -----
+
+/// Create a context describing arrays to build; NULL on bad parameters.
+///
+/// # Safety
+/// `b2_storage` NULL or valid; `shape`, `chunkshape`, `blockshape` readable for `ndim` items;
+/// `dtype` NULL or a C string; `metalayers` readable for `nmetalayers` entries.
+#[no_mangle]
+pub unsafe extern "C" fn b2nd_create_ctx(
+    b2_storage: *const blosc2_storage,
+    ndim: i8,
+    shape: *const i64,
+    chunkshape: *const i32,
+    blockshape: *const i32,
+    dtype: *const c_char,
+    dtype_format: i8,
+    metalayers: *const blosc2_metalayer,
+    nmetalayers: i32,
+) -> *mut b2nd_context_t {
+    guard(std::ptr::null_mut(), || {
+        // SAFETY: forwarded contract.
+        match unsafe {
+            create_ctx(b2_storage, ndim, shape, chunkshape, blockshape, dtype, dtype_format, metalayers, nmetalayers)
+        } {
+            Ok(b) => {
+                let p = Box::into_raw(b) as *mut b2nd_context_t;
+                remember(p as usize);
+                p
+            }
+            Err(_) => std::ptr::null_mut(),
+        }
+    })
+}
+
+/// Release a context.
+///
+/// # Safety
+/// `ctx` NULL or from `b2nd_create_ctx`, not used afterwards.
+#[no_mangle]
+pub unsafe extern "C" fn b2nd_free_ctx(ctx: *mut b2nd_context_t) -> c_int {
+    guard(PANIC_CODE, || {
+        if ctx.is_null() {
+            return Error::NullPointer.code();
+        }
+        if !forget(ctx as usize) {
+            return Error::InvalidParam.code();
+        }
+        // SAFETY: live contexts are leaked boxes; removed from the table above.
+        drop(unsafe { Box::from_raw(ctx as *mut Context) });
+        0
+    })
+}
 
 /// A new array as `ctx` describes it, its chunks filled as `fill` says.
 fn new_filled(ctx: &mut Context, fill: &Fill) -> Result<*mut b2nd_array_t> {

@@ -401,23 +401,11 @@ impl Handle {
         let Some((chunks, _)) = self.sc.memory_chunks() else { return Ok(()) };
         // SAFETY: public is live and exclusively ours under the handle lock.
         let s = unsafe { &mut *self.public };
-        let needed = (chunks.len() + 1) * std::mem::size_of::<*mut u8>();
-        if needed <= s.data_len {
-            return Ok(());
+        if grow_chunk_addresses(s, chunks.len() + 1) {
+            Ok(())
+        } else {
+            Err(Error::MemoryAlloc)
         }
-        let new_len = needed.div_ceil(DATA_PAGE) * DATA_PAGE;
-        let grown = c_realloc(s.data as *mut u8, new_len) as *mut *mut u8;
-        if grown.is_null() {
-            return Err(Error::MemoryAlloc);
-        }
-        // The new slots stay unpublished (NULL) until the next sync fills them.
-        // SAFETY: grown holds new_len bytes; the slots past the old length are ours to set.
-        unsafe {
-            std::ptr::write_bytes((grown as *mut u8).add(s.data_len), 0, new_len - s.data_len);
-        }
-        s.data = grown;
-        s.data_len = new_len;
-        Ok(())
     }
 
     /// Copy the current state into the public struct. `BLOSC2_ERROR_MEMORY_ALLOC` when a
@@ -455,33 +443,14 @@ impl Handle {
             failed = !publish_chunk_addresses(s, chunks, (edits, sc.last_memory_edit()), &mut self.data_view);
         }
         if metas_changed {
-            for slot in s.metalayers.iter_mut() {
-                free_metalayer(std::mem::replace(slot, std::ptr::null_mut()));
-            }
-            let metas = sc.metalayers().to_vec();
-            let made = publish_metalayers(&mut s.metalayers, &metas);
-            s.nmetalayers = made as u16;
-            if made == metas.len().min(BLOSC2_MAX_METALAYERS) {
-                self.meta_shadow = metas;
-            } else {
-                // Published in part: the next sync tries again.
-                self.meta_shadow.clear();
-                failed = true;
-            }
+            let made = publish_metalayers(&mut s.metalayers, sc.metalayers(), &mut self.meta_shadow);
+            s.nmetalayers = made.unwrap_or_else(|n| n) as u16;
+            failed |= made.is_err();
         }
         if vl_changed {
-            for slot in s.vlmetalayers.iter_mut() {
-                free_metalayer(std::mem::replace(slot, std::ptr::null_mut()));
-            }
-            let vls = sc.vlmetalayers_raw().to_vec();
-            let made = publish_metalayers(&mut s.vlmetalayers, &vls);
-            s.nvlmetalayers = made as i16;
-            if made == vls.len().min(BLOSC2_MAX_VLMETALAYERS) {
-                self.vlmeta_shadow = vls;
-            } else {
-                self.vlmeta_shadow.clear();
-                failed = true;
-            }
+            let made = publish_metalayers(&mut s.vlmetalayers, sc.vlmetalayers_raw(), &mut self.vlmeta_shadow);
+            s.nvlmetalayers = made.unwrap_or_else(|n| n) as i16;
+            failed |= made.is_err();
         }
         self.seen = Seen::of(s);
         if failed {
@@ -539,15 +508,8 @@ pub(crate) fn publish_chunk_addresses(
     view: &mut (usize, u64),
 ) -> bool {
     let ptr_size = std::mem::size_of::<*mut u8>();
-    let needed = chunks.len() * ptr_size;
-    if needed > s.data_len {
-        let new_len = needed.div_ceil(DATA_PAGE).max(1) * DATA_PAGE;
-        let grown = c_realloc(s.data as *mut u8, new_len) as *mut *mut u8;
-        if grown.is_null() {
-            return false;
-        }
-        s.data = grown;
-        s.data_len = new_len;
+    if !grow_chunk_addresses(s, chunks.len()) {
+        return false;
     }
     if s.data.is_null() {
         return true;
@@ -592,9 +554,37 @@ pub(crate) fn publish_chunk_addresses(
     true
 }
 
-/// Publish `metas` into the public `slots`, freeing what was there; how many were made (all
-/// that fit, or fewer when an allocation failed).
-pub(crate) fn publish_metalayers(slots: &mut [*mut blosc2_metalayer], metas: &[Metalayer]) -> usize {
+/// Make the public `data` array hold at least `count` chunk addresses (grown by whole pages;
+/// new slots NULL until published); `false` when it cannot grow (it is then unchanged).
+fn grow_chunk_addresses(s: &mut blosc2_schunk, count: usize) -> bool {
+    let needed = count * std::mem::size_of::<*mut u8>();
+    if needed <= s.data_len {
+        return true;
+    }
+    let new_len = needed.div_ceil(DATA_PAGE) * DATA_PAGE;
+    let grown = c_realloc(s.data as *mut u8, new_len);
+    if grown.is_null() {
+        return false;
+    }
+    // SAFETY: grown holds new_len bytes; the slots past the old length are ours to set.
+    unsafe { std::ptr::write_bytes(grown.add(s.data_len), 0, new_len - s.data_len) };
+    s.data = grown as *mut *mut u8;
+    s.data_len = new_len;
+    true
+}
+
+/// Replace the public metalayer `slots` (freeing what was there) with `metas`, and record in
+/// `shadow` what they show. `Ok(count)` when all that fit were made; `Err(count)` when an
+/// allocation failed after `count` of them (the shadow is then cleared, so the next sync
+/// tries again).
+pub(crate) fn publish_metalayers(
+    slots: &mut [*mut blosc2_metalayer],
+    metas: &[Metalayer],
+    shadow: &mut Vec<Metalayer>,
+) -> std::result::Result<usize, usize> {
+    for slot in slots.iter_mut() {
+        free_metalayer(std::mem::replace(slot, std::ptr::null_mut()));
+    }
     let mut made = 0;
     for (slot, m) in slots.iter_mut().zip(metas) {
         match alloc_metalayer(m) {
@@ -602,10 +592,14 @@ pub(crate) fn publish_metalayers(slots: &mut [*mut blosc2_metalayer], metas: &[M
                 *slot = p;
                 made += 1;
             }
-            Err(_) => break,
+            Err(_) => {
+                shadow.clear();
+                return Err(made);
+            }
         }
     }
-    made
+    *shadow = metas.to_vec();
+    Ok(made)
 }
 
 /// Wrap a [`SuperChunk`] into a new public struct; `cparams`/`dparams` are what the storage

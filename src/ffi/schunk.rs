@@ -277,14 +277,10 @@ pub unsafe extern "C" fn blosc2_schunk_decompress_chunk(
     guard(PANIC_CODE, || {
         code_int((|| {
             let sc = released(schunk)?;
-            if nbytes < 0 {
-                // Checked after the chunk number (below) in the reference's order.
+            if nbytes < 0 || dest.is_null() {
+                // The chunk number is checked first, in the reference's order.
                 sc.hold(|s| if nchunk < 0 || nchunk >= s.nchunks() { Err(Error::InvalidParam) } else { Ok(()) })?;
-                return Err(Error::InvalidParam);
-            }
-            if dest.is_null() {
-                sc.hold(|s| if nchunk < 0 || nchunk >= s.nchunks() { Err(Error::InvalidParam) } else { Ok(()) })?;
-                return Err(Error::NullPointer);
+                return Err(if nbytes < 0 { Error::InvalidParam } else { Error::NullPointer });
             }
             // SAFETY: writable for nbytes per contract.
             let d = unsafe { slice_mut(dest as *mut u8, nbytes as usize) };

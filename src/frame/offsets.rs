@@ -88,20 +88,13 @@ pub fn compress_index(offsets: &[i64]) -> Result<Vec<u8>> {
     if raw.len() > i32::MAX as usize - MAX_OVERHEAD {
         return Err(Error::TwoGbLimit);
     }
-    let mut out = vec![0u8; raw.len() + MAX_OVERHEAD];
     // Large indexes (rewritten whole by every change of a frame) use the machine's cores:
     // this library's threads place blocks in order, so the chunk is the same as with one.
     let mut params = index_cparams();
     if raw.len() >= PARALLEL_INDEX_BYTES {
         params.nthreads = std::thread::available_parallelism().map_or(1, |n| n.get().min(4)) as i16;
     }
-    let mut c = Compressor::new(params);
-    let n = c.compress(&raw, &mut out)?;
-    if n == 0 {
-        return Err(Error::Failure);
-    }
-    out.truncate(n);
-    Ok(out)
+    Compressor::new(params).compress_to_vec(&raw)
 }
 
 /// The compressed length of an index chunk at the start of `buf`, validated.

@@ -30,12 +30,14 @@ pub struct PackedIndex {
 struct Cache {
     block: Option<usize>,
     entries: Vec<i64>,
+    /// The block's bytes as decoded, kept so that each block decoded does not allocate.
+    raw: Vec<u8>,
     decoder: Decompressor,
 }
 
 impl Cache {
     fn new() -> Cache {
-        Cache { block: None, entries: Vec::new(), decoder: Decompressor::new(DecompressParams::default()) }
+        Cache { block: None, entries: Vec::new(), raw: Vec::new(), decoder: Decompressor::new(DecompressParams::default()) }
     }
 }
 
@@ -104,13 +106,16 @@ impl PackedIndex {
     fn decode(&self, cache: &mut Cache, b: usize) -> Result<()> {
         let first = b * self.per_block;
         let count = self.per_block.min(self.len - first);
-        let mut raw = vec![0u8; count * 8];
-        let got = cache.decoder.get_bytes(&self.chunk, first * 8, count * 8, &mut raw)?;
+        // Invalid until the block is decoded whole.
+        cache.block = None;
+        let Cache { raw, entries, decoder, .. } = &mut *cache;
+        raw.resize(count * 8, 0);
+        let got = decoder.get_bytes(&self.chunk, first * 8, count * 8, raw)?;
         if got != raw.len() {
             return Err(Error::Data);
         }
-        cache.entries.clear();
-        cache.entries.extend(raw.chunks_exact(8).map(|e| i64::from_le_bytes(e.try_into().expect("8 bytes"))));
+        entries.clear();
+        entries.extend(raw.chunks_exact(8).map(|e| i64::from_le_bytes(e.try_into().expect("8 bytes"))));
         cache.block = Some(b);
         Ok(())
     }

@@ -17,7 +17,7 @@ use super::{Store, SuperChunk};
 use crate::chunk::compress::Compressor;
 use crate::chunk::DecompressParams;
 use crate::chunk::decompress::{Decompressor, LazyReader};
-use crate::chunk::header::{ChunkHeader, DELTA, MAX_OVERHEAD};
+use crate::chunk::header::{ChunkHeader, DELTA};
 use crate::error::{Error, Result};
 use crate::frame::cframe::chunk_sizes;
 
@@ -142,9 +142,6 @@ impl SuperChunk {
 
 /// Compress `src` with the super-chunk's engine, released while it runs.
 pub fn compress_in<H: Holder>(h: &H, src: &[u8]) -> Result<Vec<u8>> {
-    if src.len() > i32::MAX as usize - MAX_OVERHEAD {
-        return Err(Error::MaxBufsizeExceeded);
-    }
     let mut engine = h.hold(|s| Ok(s.take_compressor()))?;
     let made = engine.compress_to_vec(src);
     let chunk = made.as_ref().ok().map(|v| &v[..]);

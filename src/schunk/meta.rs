@@ -4,7 +4,7 @@
 use super::{Store, SuperChunk};
 use crate::chunk::compress::Compressor;
 use crate::chunk::decompress::Decompressor;
-use crate::chunk::header::{ChunkHeader, MAX_OVERHEAD};
+use crate::chunk::header::ChunkHeader;
 use crate::chunk::{CompressParams, DecompressParams};
 use crate::error::{Error, Result};
 use crate::frame::header::{Metalayer, MAX_METALAYERS, METALAYER_NAME_MAXLEN};
@@ -20,14 +20,7 @@ fn check_name(name: &str) -> Result<()> {
 /// A vlmetalayer's content as stored: compressed with `cparams` (defaults when `None`).
 /// Done apart from the super-chunk, since the codec may be user code.
 pub fn compress_vlmeta(content: &[u8], cparams: Option<&CompressParams>) -> Result<Vec<u8>> {
-    let params = cparams.cloned().unwrap_or_default();
-    let mut out = vec![0u8; content.len() + MAX_OVERHEAD];
-    let n = Compressor::new(params).compress(content, &mut out)?;
-    if n == 0 {
-        return Err(Error::Failure);
-    }
-    out.truncate(n);
-    Ok(out)
+    Compressor::new(cparams.cloned().unwrap_or_default()).compress_to_vec(content)
 }
 
 impl SuperChunk {

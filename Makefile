@@ -32,7 +32,8 @@ all: build
 
 build: build-blosc1 build-abi2
 	$(CARGO) build --release --lib
-	cp -f $(REL)/libblosc2.so $(REL)/$(SONAME)
+	# Copied, then renamed: a program running on the old file keeps its inode.
+	cp -f $(REL)/libblosc2.so $(REL)/$(SONAME).tmp && mv -f $(REL)/$(SONAME).tmp $(REL)/$(SONAME)
 
 # Built by its own cargo invocation (and target directory): it turns on the core's
 # snappy-compress feature, which libblosc2 must not get. The Rust static library is linked into the shared one with a

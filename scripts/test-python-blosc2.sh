@@ -9,6 +9,9 @@
 #   scripts/test-python-blosc2.sh --full       the whole suite (about 10,500 tests, 10+ minutes)
 #   scripts/test-python-blosc2.sh -- ARGS...   pytest with your own arguments
 #   REF=1 scripts/test-python-blosc2.sh ...    the same tests with the reference library
+#   scripts/test-python-blosc2.sh --build-only only the build, into an already installed
+#                                              build/py-prefix (scripts/test.sh runs it in the
+#                                              background while other steps run)
 #
 # The subset run proves its reach: Python is made to load the extension with lazy binding
 # (a sitecustomize in the venv), the dynamic loader logs each libblosc2 symbol the extension
@@ -45,11 +48,12 @@ args=()
 case "${1:-}" in
   --full) mode=full; shift ;;
   --) mode=custom; shift; args=("$@") ;;
+  --build-only) mode=build; shift ;;
   "") ;;
-  *) echo "usage: $0 [--full | -- PYTEST_ARGS...]" >&2; exit 2 ;;
+  *) echo "usage: $0 [--full | --build-only | -- PYTEST_ARGS...]" >&2; exit 2 ;;
 esac
 
-make -s install PREFIX="$prefix" >/dev/null
+[ $mode = build ] || make -s install PREFIX="$prefix" >/dev/null
 # Build once per header set: the extension links libblosc2.so.9 dynamically, so only a header
 # change needs a rebuild (build.sh also checks that it loads the library of $prefix).
 stamp=$(cat include/*.h include/blosc2/*.h | sha256sum | cut -c1-16)
@@ -58,6 +62,7 @@ if [ "$(cat "$work/.stamp" 2>/dev/null)" != "$stamp" ] || [ ! -x "$work/venv/bin
   "$clients/build.sh" "$prefix" "$work"
   echo "$stamp" > "$work/.stamp"
 fi
+[ $mode = build ] && exit 0
 lib=$prefix/lib
 [ -n "${REF:-}" ] && lib=$top/reference/blosc2/lib
 

@@ -39,12 +39,22 @@ step() {
 }
 step "fetch reference" scripts/fetch-reference.sh
 step "release build" make -s build
+# The two python-blosc2 builds (mostly package downloads) run in the background while the
+# steps below run; their steps wait for them (and build again, reporting why, if they failed).
+mkdir -p build
+prebuild_pid=
+if make -s install PREFIX="$top/build/py-prefix" > build/prebuild.log 2>&1; then
+  { timeout -k 30 "$limit" scripts/test-python-blosc2.sh --build-only &&
+    timeout -k 30 "$limit" scripts/test-ld-preload.sh --build-only; } \
+    >> build/prebuild.log 2>&1 &
+  prebuild_pid=$!
+fi
 step "cargo test" cargo test --no-fail-fast
 # The face's own tests, and the core's c-blosc 1.x and codec tests built as the face builds
 # the core (snappy compression, system codecs).
-step "cargo test (blosc1)" sh -c 'cargo test --no-fail-fast -p blosc1 --target-dir target/blosc1 &&
+step "cargo test (blosc1)" sh -c 'cargo test --no-fail-fast -p blosc1 &&
   cargo test --no-fail-fast -p libblosc2 --lib --no-default-features --features snappy-compress,system-codecs \
-    --target-dir target/blosc1 -- chunk::v1 codecs::'
+    -- chunk::v1 codecs::'
 
 step "exports" c_tests/check_exports.sh
 step "abi" python3 c_tests/abi/check_abi.py --ref-include reference/blosc2/include \
@@ -64,6 +74,9 @@ if [ -d "$shared/repro" ] && [ -d "$shared/interop" ]; then
   step "repro" "$shared/repro/run.sh" target/release
   step "chunk interop" env NO_BUILD=1 "$shared/interop/chunk-interop"
   step "frame interop" env NO_BUILD=1 "$shared/interop/frame-interop"
+  if [ -n "$prebuild_pid" ]; then
+    wait "$prebuild_pid" || echo "=== background python-blosc2 builds failed (build/prebuild.log); the steps build again"
+  fi
   step "python-blosc2" scripts/test-python-blosc2.sh
   step "LD_PRELOAD swap" scripts/test-ld-preload.sh
 else

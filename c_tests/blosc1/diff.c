@@ -174,7 +174,16 @@ static int gen(const char *path) {
 
 typedef struct { char id[200]; uint8_t *c; uint32_t len; } chunk_t;
 
-static chunk_t *load(const char *path, size_t *count) {
+static size_t nbytes_of(const chunk_t *ch) {
+  const char *p = strstr(ch->id, "/n");
+  return p ? (size_t)strtoull(p + 2, NULL, 10) : 0;
+}
+
+/* Reads the chunks of `path`. With `stride` > 1 only every stride-th chunk of at most
+ * `max_nbytes` decoded bytes gets its bytes loaded (the others keep c == NULL): `mutate`
+ * forks once per mutant, and a parent holding the whole file (hundreds of MB) made each
+ * fork copy its page tables. */
+static chunk_t *load(const char *path, size_t *count, size_t stride, size_t max_nbytes) {
   FILE *f = fopen(path, "rb");
   if (!f) return NULL;
   size_t cap = 1024, n = 0;
@@ -185,6 +194,12 @@ static chunk_t *load(const char *path, size_t *count) {
     if (idlen >= sizeof v[n].id || fread(v[n].id, 1, idlen, f) != idlen) break;
     v[n].id[idlen] = 0;
     if (fread(&v[n].len, 4, 1, f) != 1) break;
+    v[n].c = NULL;
+    if (n % stride != 0 || nbytes_of(&v[n]) > max_nbytes) {
+      if (fseek(f, v[n].len, SEEK_CUR) != 0) break;
+      n++;
+      continue;
+    }
     v[n].c = malloc(v[n].len + 64);
     memset(v[n].c, 0, v[n].len + 64);
     if (fread(v[n].c, 1, v[n].len, f) != v[n].len) break;
@@ -195,14 +210,9 @@ static chunk_t *load(const char *path, size_t *count) {
   return v;
 }
 
-static size_t nbytes_of(const chunk_t *ch) {
-  const char *p = strstr(ch->id, "/n");
-  return p ? (size_t)strtoull(p + 2, NULL, 10) : 0;
-}
-
 static int readall(const char *path) {
   size_t n;
-  chunk_t *v = load(path, &n);
+  chunk_t *v = load(path, &n, 1, SIZE_MAX);
   if (!v) return 1;
   for (size_t i = 0; i < n; i++) {
     printf("R %s", v[i].id);
@@ -216,12 +226,12 @@ static int readall(const char *path) {
  * or read out of bounds on crafted input: that is recorded as CRASH). */
 static int mutate(const char *path, size_t stride) {
   size_t n;
-  chunk_t *v = load(path, &n);
+  chunk_t *v = load(path, &n, stride, 300000);
   if (!v) return 1;
   fflush(stdout);
   for (size_t i = 0; i < n; i += stride) {
     size_t nb = nbytes_of(&v[i]);
-    if (nb > 300000) continue;
+    if (!v[i].c) continue;
     for (int m = 0; m < 12; m++) {
       /* Slack after the chunk: the reference trusts chunk headers and reads past the end. */
       uint8_t *c = calloc(1, v[i].len + 65536);
@@ -356,7 +366,10 @@ int main(int argc, char **argv) {
   if (argc >= 3 && strcmp(argv[1], "gen") == 0) return gen(argv[2]);
   if (argc >= 3 && strcmp(argv[1], "read") == 0) return readall(argv[2]);
   if (argc >= 3 && strcmp(argv[1], "mutate") == 0)
-    return mutate(argv[2], argc >= 4 ? (size_t)strtoull(argv[3], NULL, 10) : 3);
+    {
+    size_t stride = argc >= 4 ? (size_t)strtoull(argv[3], NULL, 10) : 3;
+    return mutate(argv[2], stride ? stride : 1);
+  }
   if (argc >= 2 && strcmp(argv[1], "api") == 0) return api();
   if (argc >= 2 && strcmp(argv[1], "env") == 0) return envcase();
   if (argc >= 2 && strcmp(argv[1], "which") == 0) {

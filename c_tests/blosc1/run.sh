@@ -61,23 +61,28 @@ compare() {  # name, file ref, file ours
   fi
   echo "$1: $(wc -l < "$3") lines compared"
 }
-run ref gen "$work/ref.bin" > "$work/ref.gen"
+# The two sides of each comparison run at the same time (one per core).
+both() {  # out-prefix, command args... : $work/ref.$1 and $work/ours.$1
+  local out=$1; shift
+  run ref "$@" > "$work/ref.$out" & local pid=$!
+  run ours "$@" > "$work/ours.$out"
+  wait $pid
+}
+run ref gen "$work/ref.bin" > "$work/ref.gen" & gen_pid=$!
 run ours gen "$work/ours.bin" > "$work/ours.gen"
+wait $gen_pid
 compare gen "$work/ref.gen" "$work/ours.gen"
 grep -q 'rt=BAD' "$work/ours.gen" && echo "note: $(grep -c 'rt=BAD' "$work/ours.gen") chunks do not read back (as with the reference: see README)"
-run ref read "$work/ours.bin" > "$work/ref-ours.read"
-run ours read "$work/ours.bin" > "$work/ours-ours.read"
-compare "read ours" "$work/ref-ours.read" "$work/ours-ours.read"
-run ref read "$work/ref.bin" > "$work/ref-ref.read"
-run ours read "$work/ref.bin" > "$work/ours-ref.read"
-compare "read reference's" "$work/ref-ref.read" "$work/ours-ref.read"
+both ours.read read "$work/ours.bin"
+compare "read ours" "$work/ref.ours.read" "$work/ours.ours.read"
+both ref.read read "$work/ref.bin"
+compare "read reference's" "$work/ref.ref.read" "$work/ours.ref.read"
 stride=${MUTATE_STRIDE:-25}
-run ref mutate "$work/ref.bin" "$stride" > "$work/ref.mut"
-run ours mutate "$work/ref.bin" "$stride" > "$work/ours.mut"
+both mut mutate "$work/ref.bin" "$stride"
 compare mutate "$work/ref.mut" "$work/ours.mut"
 grep -q CRASH "$work/ours.mut" && bad "our library crashed on $(grep -c CRASH "$work/ours.mut") mutants"
 echo "reference crashed on $(grep -c CRASH "$work/ref.mut" || true) mutants"
-run ref api > "$work/ref.api"; run ours api > "$work/ours.api"
+both api api
 compare api "$work/ref.api" "$work/ours.api"
 : > "$work/ref.env"; : > "$work/ours.env"
 while read -r vars; do

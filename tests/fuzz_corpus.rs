@@ -982,3 +982,52 @@ fn compress_input_vs_reference() {
         eprintln!("{}: compress {n}, decompress {m}, first diff {diff:?}, header {hdr}", ["ours", "ref "][lib]);
     }
 }
+
+/// The frame reproducers open (or fail to open) as they do with the reference, and each is
+/// quick: forged indexes claiming 10^8 chunks (a memcpyed special chunk whose `cbytes` does
+/// not match, which the reference rejects), the header-recovery walk over such an index, and
+/// a bytedelta filter told to use 654 million byte streams for 500 bytes.
+#[test]
+fn found_frames_open_as_with_the_reference() {
+    use blosc2::ffi::abi::types::blosc2_schunk;
+    use blosc2::ffi::schunk::{blosc2_schunk_free, blosc2_schunk_from_buffer};
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let Some(lib) = common::RefLib::open() else {
+        assert!(std::env::var_os("CI").is_none(), "the reference library is missing");
+        return;
+    };
+    type FromBuffer = unsafe extern "C" fn(*mut u8, i64, bool) -> *mut blosc2_schunk;
+    type Free = unsafe extern "C" fn(*mut blosc2_schunk) -> i32;
+    // SAFETY: the reference's functions with these C signatures.
+    let (ref_open, ref_free): (FromBuffer, Free) = unsafe {
+        (std::mem::transmute(lib.sym("blosc2_schunk_from_buffer")), std::mem::transmute(lib.sym("blosc2_schunk_free")))
+    };
+    // SAFETY: blosc2_init of the reference (its plugins, bytedelta among them, register there).
+    unsafe { std::mem::transmute::<*mut libc::c_void, unsafe extern "C" fn()>(lib.sym("blosc2_init"))() };
+    let files = files_in(&fuzz_dir().join("artifacts-found").join("frame"));
+    assert!(files.len() >= 6, "reproducers missing");
+    for path in files {
+        let data = std::fs::read(&path).unwrap();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        let t = std::time::Instant::now();
+        let mut a = data.clone();
+        // SAFETY: a valid buffer of that length, copied by the library (copy = true).
+        let ours = unsafe { blosc2_schunk_from_buffer(a.as_mut_ptr(), a.len() as i64, true) };
+        let ours_nchunks = if ours.is_null() { -1 } else { unsafe { (*ours).nchunks } };
+        if !ours.is_null() {
+            // SAFETY: returned by from_buffer above.
+            unsafe { blosc2_schunk_free(ours) };
+        }
+        let mut b = data.clone();
+        // SAFETY: as above, with the reference's own functions.
+        let theirs = unsafe { ref_open(b.as_mut_ptr(), b.len() as i64, true) };
+        let ref_nchunks = if theirs.is_null() { -1 } else { unsafe { (*theirs).nchunks } };
+        if !theirs.is_null() {
+            // SAFETY: returned by the reference's from_buffer above.
+            unsafe { ref_free(theirs) };
+        }
+        assert_eq!(ours_nchunks, ref_nchunks, "{name}: chunks seen at open (-1: refused)");
+        fuzz_common::fuzz_frame(&data);
+        assert!(t.elapsed().as_secs_f64() < 5.0, "{name} took {:?}", t.elapsed());
+    }
+}

@@ -110,7 +110,7 @@ impl<'a> ChunkView<'a> {
             let bs = header.blocksize as usize;
             (bs, nbytes.div_ceil(bs), nbytes % bs)
         };
-        if special == Special::None && memcpyed && cbytes != nbytes + hlen {
+        if !header.memcpyed_sizes_agree() {
             return Err(Error::Data);
         }
         let mut view = ChunkView {

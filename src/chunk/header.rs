@@ -287,6 +287,14 @@ impl ChunkHeader {
         self.flags & MEMCPYED != 0
     }
 
+    /// False when the chunk says [`MEMCPYED`] but its `cbytes` is not `nbytes` plus the
+    /// header. Readers reject such a chunk whatever else it says, special kinds included,
+    /// as the reference does: a forged frame index uses exactly that to claim hundreds of
+    /// millions of chunks in a few hundred bytes.
+    pub fn memcpyed_sizes_agree(&self) -> bool {
+        !self.memcpyed() || self.cbytes as i64 == self.nbytes as i64 + self.header_len() as i64
+    }
+
     /// Whether each block is one codec stream ([`DONT_SPLIT`]) rather than typesize streams.
     pub fn dont_split(&self) -> bool {
         self.flags & DONT_SPLIT != 0

@@ -151,11 +151,29 @@ fn recover_stale_header(store: &mut dyn Storage, base: u64, kind: &FrameKind) ->
         let index = store.read_vec(base + q as u64, cb as usize)?;
         let offsets = offsets::decode_index(index, nchunks, MAX_INDEX_RATIO)?;
         let payload_len = q - header_len as i64;
+        // A single-value index of a special kind says nothing of its last chunk's size (see
+        // below): rejected before walking what can be hundreds of millions of entries.
+        if let Index::Uniform { entry, .. } = &offsets {
+            if matches!(ChunkLocation::decode(*entry)?, ChunkLocation::Special(_)) {
+                return Err(Error::InvalidHeader);
+            }
+        }
         let mut nbytes = 0i64;
         let mut cbytes = 0i64;
+        // Entries repeat (runs of special chunks, or forged indexes pointing every chunk at
+        // one place): a repeated entry adds what the previous one added, without a read.
+        let mut last: Option<(i64, i64, i64)> = None;
         for n in 0..nchunks {
             let entry = offsets.get(n).ok_or(Error::InvalidHeader)?;
-            nbytes += match ChunkLocation::decode(entry)? {
+            if let Some((e, nb, cb)) = last {
+                if e == entry && n + 1 < nchunks {
+                    nbytes = nbytes.checked_add(nb).ok_or(Error::InvalidHeader)?;
+                    cbytes = cbytes.checked_add(cb).ok_or(Error::InvalidHeader)?;
+                    continue;
+                }
+            }
+            let cbytes_before = cbytes;
+            let add = match ChunkLocation::decode(entry)? {
                 ChunkLocation::Stored(id) if sparse_dir.is_some() => {
                     let dir = sparse_dir.as_deref().expect("sparse");
                     let ch = sframe::read_chunk_part(&*fs_opener(), dir, id, 0, EXTENDED_HEADER_LENGTH)?;
@@ -175,6 +193,8 @@ fn recover_stale_header(store: &mut dyn Storage, base: u64, kind: &FrameKind) ->
                 ChunkLocation::Special(_) if header.chunksize > 0 && n + 1 < nchunks => header.chunksize as i64,
                 ChunkLocation::Special(_) => return Err(Error::InvalidHeader),
             };
+            nbytes = nbytes.checked_add(add).ok_or(Error::InvalidHeader)?;
+            last = Some((entry, add, cbytes - cbytes_before));
         }
         if header.chunksize > 0 {
             let cs = header.chunksize as i64;

@@ -236,8 +236,15 @@ pub unsafe extern "C" fn blosc2_vlmeta_get(
                 let i = h.sc.vlmeta_exists(n).ok_or(Error::NotFound)?;
                 Ok((i, h.sc.vlmeta_compressed(n)?))
             })?;
-            // The codec may be user code: decompressed with the handle released.
-            let data = decompress_vlmeta(&stored)?;
+            // The codec may be user code: decompressed with the handle released. A content
+            // that does not decode leaves the outputs empty, as in the reference.
+            let data = decompress_vlmeta(&stored).inspect_err(|_| {
+                // SAFETY: writable per contract (checked non-NULL above).
+                unsafe {
+                    *content = std::ptr::null_mut();
+                    *content_len = 0;
+                }
+            })?;
             let p = malloc_copy(&data)?;
             // SAFETY: writable per contract.
             unsafe {

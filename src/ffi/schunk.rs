@@ -362,6 +362,14 @@ unsafe fn get_chunk_with(
             if nchunk < 0 || nchunk >= h.sc.nchunks() {
                 return Err(Error::InvalidParam);
             }
+            // Cleared before the read, as the reference does for frames: a caller that frees
+            // when `needs_free` is set without checking the result must not free a pointer
+            // a previous call handed out.
+            // SAFETY: writable per contract (checked non-NULL above).
+            unsafe {
+                *chunk = std::ptr::null_mut();
+                *needs_free = false;
+            }
             let c = if lazy { h.sc.get_lazy_chunk(nchunk)? } else { h.sc.get_chunk(nchunk)? };
             // SAFETY: per contract.
             unsafe { hand_out(c, chunk, needs_free) }
@@ -660,10 +668,16 @@ pub unsafe extern "C" fn blosc2_schunk_to_buffer(
 /// # Safety
 /// `cframe` and `needs_free` NULL or writable.
 pub unsafe fn to_buffer_impl(schunk: *mut blosc2_schunk, cframe: *mut *mut u8, needs_free: *mut bool) -> Result<i64> {
+    if cframe.is_null() || needs_free.is_null() {
+        return Err(Error::NullPointer);
+    }
+    // Cleared first, as the reference does, so that a failed call hands out nothing to free.
+    // SAFETY: writable per contract (checked non-NULL above).
+    unsafe {
+        *cframe = std::ptr::null_mut();
+        *needs_free = false;
+    }
     with(schunk, |h| {
-        if cframe.is_null() || needs_free.is_null() {
-            return Err(Error::NullPointer);
-        }
         let b = h.sc.to_buffer()?;
         // SAFETY: per contract.
         unsafe { hand_out(b, cframe, needs_free) }.map(|n| n as i64)

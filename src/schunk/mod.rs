@@ -1088,11 +1088,13 @@ impl SuperChunk {
         let mut s = Self::from_frame_vec(frame.to_vec())?;
         let mut chunks: Vec<Arc<[u8]>> = Vec::with_capacity(s.nchunks() as usize);
         let mut cbytes = 0i64;
+        let mut nbytes = 0i64;
         let mut blocksize = None;
         for n in 0..s.nchunks() {
             let c = s.get_chunk(n)?;
             let h = ChunkHeader::read_min(&c)?;
             cbytes += h.cbytes as i64;
+            nbytes += h.nbytes as i64;
             blocksize = match blocksize {
                 None => Some(h.blocksize),
                 Some(b) if b == h.blocksize => Some(b),
@@ -1104,6 +1106,11 @@ impl SuperChunk {
                 Some(prev) if c.len() <= 64 && prev[..] == c[..] => chunks.push(prev.clone()),
                 _ => chunks.push(Arc::from(&c[..])),
             }
+        }
+        // The copy must hold what the frame header says it holds; the reference refuses a
+        // frame whose chunks decode to another size (only when copying, as here).
+        if nbytes != s.nbytes {
+            return Err(Error::InvalidHeader);
         }
         s.cbytes = cbytes;
         s.blocksize = blocksize.unwrap_or(s.blocksize);

@@ -224,7 +224,7 @@ impl Index {
 pub fn decode_index(mut chunk: Vec<u8>, nchunks: usize, max_ratio: usize) -> Result<Index> {
     let want = nchunks.checked_mul(8).filter(|&n| n <= i32::MAX as usize).ok_or(Error::Data)?;
     let h = ChunkHeader::read(&chunk)?;
-    if h.nbytes as usize != want || !h.memcpyed_sizes_agree() {
+    if h.nbytes as usize != want || !h.memcpyed_sizes_agree() || !plain_index_flags(&h) {
         return Err(Error::Data);
     }
     match h.special() {
@@ -245,6 +245,14 @@ pub fn decode_index(mut chunk: Vec<u8>, nchunks: usize, max_ratio: usize) -> Res
         return PackedIndex::new(chunk, nchunks).map(Index::Packed);
     }
     decompress_index(&chunk, nchunks).map(Index::Dense)
+}
+
+/// Whether an index chunk's flags are ones an index can have. Indexes are written with
+/// default parameters: never with a dictionary, variable-length blocks, or as a lazy chunk
+/// (which only a frame-backed context can read). The reference's decoder refuses such an
+/// index when it opens the frame, single-value ones included; so are they here.
+fn plain_index_flags(h: &ChunkHeader) -> bool {
+    !h.use_dict() && !h.vlblocks() && !(h.lazy() && h.special() == Some(Special::None))
 }
 
 /// Read entry `n` of a compressed index without decompressing all of it.

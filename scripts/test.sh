@@ -40,12 +40,13 @@ step() {
 step "fetch reference" scripts/fetch-reference.sh
 step "release build" make -s build
 # The two python-blosc2 builds (mostly package downloads) run in the background while the
-# steps below run; their steps wait for them (and build again, reporting why, if they failed).
+# steps below run, niced so that they take the CPU the steps leave idle; their steps wait
+# for them (and build again, reporting why, if they failed).
 mkdir -p build
 prebuild_pid=
 if make -s install PREFIX="$top/build/py-prefix" > build/prebuild.log 2>&1; then
-  { timeout -k 30 "$limit" scripts/test-python-blosc2.sh --build-only &&
-    timeout -k 30 "$limit" scripts/test-ld-preload.sh --build-only; } \
+  { timeout -k 30 "$limit" nice -n 10 scripts/test-python-blosc2.sh --build-only &&
+    timeout -k 30 "$limit" nice -n 10 scripts/test-ld-preload.sh --build-only; } \
     >> build/prebuild.log 2>&1 &
   prebuild_pid=$!
 fi

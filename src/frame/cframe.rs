@@ -81,12 +81,14 @@ struct Parsed {
     len: i64,
 }
 
-/// Read a frame; a contiguous frame whose header is stale (its writer stopped between the
-/// tail and the header of a change, see [`Frame::commit_with_index`]) is read as the tail
-/// describes it (see [`recover_stale_header`]).
+/// Read a frame; a frame file whose header is stale (its writer stopped between the tail
+/// and the header of a change, see [`Frame::commit_with_index`]) is read as the tail
+/// describes it (see [`recover_stale_header`]). A frame in memory cannot have been left
+/// half-written: one that does not parse is refused, as the reference refuses it.
 fn parse_frame(store: &mut dyn Storage, base: u64, kind: &FrameKind) -> Result<Parsed> {
     match parse_stored(store, base, kind) {
         Ok(p) => Ok(p),
+        Err(e) if matches!(kind, FrameKind::Contiguous { path: None }) => Err(e),
         Err(e) => recover_stale_header(store, base, kind).map_err(|_| e),
     }
 }

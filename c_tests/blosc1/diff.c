@@ -365,8 +365,7 @@ static int envcase(void) {
 int main(int argc, char **argv) {
   if (argc >= 3 && strcmp(argv[1], "gen") == 0) return gen(argv[2]);
   if (argc >= 3 && strcmp(argv[1], "read") == 0) return readall(argv[2]);
-  if (argc >= 3 && strcmp(argv[1], "mutate") == 0)
-    {
+  if (argc >= 3 && strcmp(argv[1], "mutate") == 0) {
     size_t stride = argc >= 4 ? (size_t)strtoull(argv[3], NULL, 10) : 3;
     return mutate(argv[2], stride ? stride : 1);
   }

@@ -2,15 +2,20 @@
 #   make                 release build: target/release/libblosc2.so.9 and libblosc2.a, and
 #                        the c-blosc 1.x face target/release/libblosc.so.1 (blosc1/)
 #   make install         install into $(PREFIX) (default /usr/local; DESTDIR honoured)
-#   make install-extra   after `cargo cinstall`: the SONAME link and the CMake package
 #   make test            the whole test suite (Rust, ABI, exports, C programs, install)
 #   make deb             Debian packages from a clean checkout into target/deb/
 
 PREFIX ?= /usr/local
 LIBDIR ?= $(PREFIX)/lib
 INCLUDEDIR ?= $(PREFIX)/include
+DATADIR ?= $(PREFIX)/share
 VERSION := 3.3.5
 SONAME := libblosc2.so.9
+# The installed file's name, libblosc2.so.$(LIBFILE_VERSION): the SONAME's 9, then 3.3.5's
+# minor and patch. cargo-c names the file from one version it also takes the SONAME from
+# (Cargo.toml, [package.metadata.capi.library]); both installs give the same tree
+# (scripts/test-cargo-c.sh), and scripts/check-packaging.sh checks the two values agree.
+LIBFILE_VERSION := 9.3.5
 CARGO ?= cargo
 REL := target/release
 # The c-blosc 1.x face (blosc1/): libblosc.so.1, exporting exactly c-blosc 1.21.3's API.
@@ -26,7 +31,7 @@ ABI2_VERSION := 2.23.1
 ABI2_SONAME := libblosc2.so.7
 ABI2_TARGET := target/abi2
 
-.PHONY: all build build-blosc1 build-abi2 install install-extra uninstall test clean headers deb
+.PHONY: all build build-blosc1 build-abi2 install uninstall test clean headers deb
 
 all: build
 
@@ -59,15 +64,27 @@ build-abi2:
 	  $(ABI2_TARGET)/release/libblosc2.a -lgcc_s -lpthread -lm -ldl -lc
 	ln -sf libblosc2.so.$(ABI2_VERSION) $(REL)/$(ABI2_SONAME)
 
-install: build install-extra
+# The libblosc2 3.x part installs the files `cargo cinstall` installs (README, "cargo-c"):
+# the dev link points at the file, as cargo-c (and Debian policy's example) make it, and the
+# CMake package is arch-independent, in DATADIR/cmake (cargo-c installs data there only).
+install: build
 	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR)/blosc2 $(DESTDIR)$(LIBDIR)/pkgconfig
-	install -m 755 $(REL)/libblosc2.so $(DESTDIR)$(LIBDIR)/libblosc2.so.$(VERSION)
+	install -m 755 $(REL)/libblosc2.so $(DESTDIR)$(LIBDIR)/libblosc2.so.$(LIBFILE_VERSION)
+	ln -sf libblosc2.so.$(LIBFILE_VERSION) $(DESTDIR)$(LIBDIR)/$(SONAME)
+	ln -sf libblosc2.so.$(LIBFILE_VERSION) $(DESTDIR)$(LIBDIR)/libblosc2.so
 	install -m 644 $(REL)/libblosc2.a $(DESTDIR)$(LIBDIR)/libblosc2.a
 	install -m 644 include/blosc2.h include/b2nd.h $(DESTDIR)$(INCLUDEDIR)/
 	install -m 644 include/blosc2/*.h $(DESTDIR)$(INCLUDEDIR)/blosc2/
 	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' \
 	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' -e 's|@VERSION@|$(VERSION)|g' \
 	    cmake/blosc2.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/blosc2.pc
+	install -d $(DESTDIR)$(DATADIR)/cmake/Blosc2
+	for f in Blosc2Config Blosc2ConfigVersion; do \
+	  sed -e 's|@VERSION@|$(VERSION)|g' \
+	      -e "s|@PREFIX_FROM_CONFIG@|$$(realpath -m --relative-to=$(DATADIR)/cmake/Blosc2 $(PREFIX))|g" \
+	      -e "s|@INCLUDE_FROM_CONFIG@|$$(realpath -m --relative-to=$(DATADIR)/cmake/Blosc2 $(INCLUDEDIR))|g" \
+	      cmake/$$f.cmake.in > $(DESTDIR)$(DATADIR)/cmake/Blosc2/$$f.cmake || exit 1; \
+	done
 	install -m 755 $(REL)/libblosc2.so.$(ABI2_VERSION) $(DESTDIR)$(LIBDIR)/libblosc2.so.$(ABI2_VERSION)
 	ln -sf libblosc2.so.$(ABI2_VERSION) $(DESTDIR)$(LIBDIR)/$(ABI2_SONAME)
 	install -m 755 $(REL)/libblosc.so.$(BLOSC1_VERSION) $(DESTDIR)$(LIBDIR)/libblosc.so.$(BLOSC1_VERSION)
@@ -78,27 +95,12 @@ install: build install-extra
 	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' -e 's|@VERSION@|$(BLOSC1_VERSION)|g' \
 	    blosc1/blosc.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/blosc.pc
 
-# The part of the libblosc2 3.x install that cargo-c cannot do (README, "cargo-c"): the
-# links libblosc2.so.9 -> libblosc2.so.$(VERSION) and libblosc2.so -> libblosc2.so.9, and the
-# CMake package. `install` uses it too; after `cargo cinstall` it completes the same tree
-# (scripts/test-cargo-c.sh). Installs nothing that needs a build.
-install-extra:
-	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(LIBDIR)/cmake/Blosc2
-	ln -sf libblosc2.so.$(VERSION) $(DESTDIR)$(LIBDIR)/$(SONAME)
-	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libblosc2.so
-	sed -e 's|@VERSION@|$(VERSION)|g' \
-	    -e "s|@INCLUDE_FROM_CONFIG@|$$(realpath -m --relative-to=$(LIBDIR)/cmake/Blosc2 $(INCLUDEDIR))|g" \
-	    cmake/Blosc2Config.cmake.in \
-	    > $(DESTDIR)$(LIBDIR)/cmake/Blosc2/Blosc2Config.cmake
-	sed -e 's|@VERSION@|$(VERSION)|g' cmake/Blosc2ConfigVersion.cmake.in \
-	    > $(DESTDIR)$(LIBDIR)/cmake/Blosc2/Blosc2ConfigVersion.cmake
-
 uninstall:
 	rm -f $(DESTDIR)$(LIBDIR)/libblosc2.so* $(DESTDIR)$(LIBDIR)/libblosc2.a \
 	  $(DESTDIR)$(LIBDIR)/pkgconfig/blosc2.pc $(DESTDIR)$(INCLUDEDIR)/blosc2.h $(DESTDIR)$(INCLUDEDIR)/b2nd.h
 	rm -f $(DESTDIR)$(LIBDIR)/libblosc.so $(DESTDIR)$(LIBDIR)/libblosc.so.1* \
 	  $(DESTDIR)$(LIBDIR)/pkgconfig/blosc.pc $(DESTDIR)$(INCLUDEDIR)/blosc.h $(DESTDIR)$(INCLUDEDIR)/blosc-export.h
-	rm -rf $(DESTDIR)$(LIBDIR)/cmake/Blosc2 $(DESTDIR)$(INCLUDEDIR)/blosc2
+	rm -rf $(DESTDIR)$(DATADIR)/cmake/Blosc2 $(DESTDIR)$(INCLUDEDIR)/blosc2
 
 headers:
 	scripts/gen-headers.sh

@@ -10,6 +10,30 @@ fn main() {
     println!("cargo::rustc-check-cfg=cfg(blosc_h)");
     println!("cargo::rerun-if-changed=build.rs");
     println!("cargo::rustc-env=BLOSC2_ZLIBNG_VERSION={}", zlib_ng_version());
+    if std::env::var_os("CARGO_FEATURE_CAPI").is_some() {
+        cmake_package();
+    }
+}
+
+/// The CMake package for `cargo cinstall` (the `capi` feature), written where cargo-c takes
+/// generated data from (`[package.metadata.capi.install.data]`): the same files `make
+/// install` writes for its default layout, DATADIR = PREFIX/share and INCLUDEDIR =
+/// PREFIX/include (cargo-c installs them to DATADIR/cmake/Blosc2).
+fn cmake_package() {
+    let out = std::path::PathBuf::from(std::env::var("OUT_DIR").expect("cargo sets OUT_DIR"));
+    let dir = out.join("cmake").join("Blosc2");
+    std::fs::create_dir_all(&dir).expect("OUT_DIR is writable");
+    let version = std::env::var("CARGO_PKG_VERSION").expect("cargo sets CARGO_PKG_VERSION");
+    for name in ["Blosc2Config", "Blosc2ConfigVersion"] {
+        let template = format!("cmake/{name}.cmake.in");
+        println!("cargo::rerun-if-changed={template}");
+        let text = std::fs::read_to_string(&template).expect("the CMake templates are in cmake/");
+        let text = text
+            .replace("@VERSION@", &version)
+            .replace("@PREFIX_FROM_CONFIG@", "../../..")
+            .replace("@INCLUDE_FROM_CONFIG@", "../../../include");
+        std::fs::write(dir.join(format!("{name}.cmake")), text).expect("OUT_DIR is writable");
+    }
 }
 
 /// The zlib-ng version libz-sys built (zlib-compat builds do not export `zlibng_version()`,

@@ -9,10 +9,13 @@ prefix="$tmp/prefix"
 make -C "$top" -s install PREFIX="$prefix" >/dev/null
 for f in lib/libblosc2.so.9 lib/libblosc2.so lib/libblosc2.a include/blosc2.h include/b2nd.h \
          include/blosc2/blosc2-export.h lib/pkgconfig/blosc2.pc \
-         lib/cmake/Blosc2/Blosc2Config.cmake lib/cmake/Blosc2/Blosc2ConfigVersion.cmake; do
+         share/cmake/Blosc2/Blosc2Config.cmake share/cmake/Blosc2/Blosc2ConfigVersion.cmake; do
   [ -e "$prefix/$f" ] || { echo "install: missing $f"; exit 1; }
 done
-[ "$(readlink "$prefix/lib/libblosc2.so")" = "libblosc2.so.9" ] || { echo "install: bad symlink"; exit 1; }
+# The names cargo-c gives (README, "cargo-c"): the file libblosc2.so.9.3.5, both links to it.
+for l in libblosc2.so libblosc2.so.9; do
+  [ "$(readlink "$prefix/lib/$l")" = "libblosc2.so.9.3.5" ] || { echo "install: bad symlink $l"; exit 1; }
+done
 # pkg-config consumer
 flags=$(PKG_CONFIG_PATH="$prefix/lib/pkgconfig" pkg-config --cflags --libs blosc2)
 gcc -o "$tmp/consumer_pc" "$top/c_tests/consumer/main.c" $flags
@@ -39,7 +42,7 @@ LD_LIBRARY_PATH="$ma/lib/x86_64-linux-gnu" "$tmp/build-ma/consumer_shared"
 for f in lib/libblosc2.so.7 lib/libblosc2.so.2.23.1; do
   [ -e "$prefix/$f" ] || { echo "install: missing $f"; exit 1; }
 done
-[ "$(readlink "$prefix/lib/libblosc2.so")" = libblosc2.so.9 ] || { echo "install: libblosc2.so must point at the 3.x library"; exit 1; }
+[ "$(readlink "$prefix/lib/libblosc2.so")" = libblosc2.so.9.3.5 ] || { echo "install: libblosc2.so must point at the 3.x library"; exit 1; }
 # The c-blosc 1.x face: files, links and a pkg-config consumer.
 for f in lib/libblosc.so.1 lib/libblosc.so include/blosc.h include/blosc-export.h lib/pkgconfig/blosc.pc; do
   [ -e "$prefix/$f" ] || { echo "install: missing $f"; exit 1; }

@@ -7,7 +7,10 @@
 #   - package names follow the SONAMEs; the 1.x runtime provides/replaces libblosc1;
 #   - every file `make install` installs belongs to exactly one package's .install list,
 #     and every list entry matches something;
-#   - debian/copyright is what scripts/deb-copyright.py generates from Cargo.lock.
+#   - debian/copyright is what scripts/deb-copyright.py generates from Cargo.lock;
+#   - the installed library's file name is the one cargo-c gives it (the Makefile's
+#     LIBFILE_VERSION is Cargo.toml's [package.metadata.capi.library] version, whose major
+#     is the SONAME's), so `make install` and `cargo cinstall` cannot drift apart on it.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
@@ -52,7 +55,7 @@ for f in debian/*.install; do
   while read -r pat; do
     [ -z "$pat" ] && continue
     pat=${pat//\$\{DEB_HOST_MULTIARCH\}/$ma}
-    hits=$(cd "$dest" && for p in $pat; do [ -e "$p" ] || [ -L "$p" ] && find "$p" \( -type f -o -type l \); done | sed 's|^\./||' | sort -u)
+    hits=$(cd "$dest" && for p in $pat; do if [ -e "$p" ] || [ -L "$p" ]; then find "$p" \( -type f -o -type l \); fi; done | sed 's|^\./||' | sort -u)
     [ -n "$hits" ] || bad "$f: '$pat' matches nothing"
     echo "$hits" >> "$dest.claimed"
   done < "$f"
@@ -61,6 +64,15 @@ sort "$dest.claimed" | grep -v '^$' > "$dest.claimed.s"
 diff "$dest.files" <(sort -u "$dest.claimed.s") || bad "installed files vs debian/*.install (unclaimed: >/<)"
 [ "$(uniq -d "$dest.claimed.s" | wc -l)" -eq 0 ] || bad "files in two packages: $(uniq -d "$dest.claimed.s")"
 rm -f "$dest.files" "$dest.claimed" "$dest.claimed.s"
+
+# One file name for make and cargo-c (scripts/test-cargo-c.sh compares whole trees, when
+# cargo-c is installed).
+mk_ver=$(sed -n 's/^LIBFILE_VERSION := //p' Makefile)
+capi_ver=$(awk '/^\[/{sec=$0} sec=="[package.metadata.capi.library]" && /^version *=/{gsub(/[" ]/,""); sub("version=",""); print}' Cargo.toml)
+capi_suffix=$(awk '/^\[/{sec=$0} sec=="[package.metadata.capi.library]" && /^version_suffix_components *=/{print $3}' Cargo.toml)
+[ -n "$mk_ver" ] && [ "$mk_ver" = "$capi_ver" ] || bad "Makefile LIBFILE_VERSION ($mk_ver) vs Cargo.toml capi library version ($capi_ver)"
+[ "$capi_suffix" = 1 ] && [ "libblosc2.so.${capi_ver%%.*}" = "$(soname $rel/libblosc2.so.9)" ] \
+  || bad "cargo-c's SONAME (libblosc2.so.${capi_ver%%.*}, suffix components $capi_suffix) vs the library's"
 
 diff <(python3 scripts/deb-copyright.py) debian/copyright >/dev/null || bad "debian/copyright is stale: run scripts/deb-copyright.py debian/copyright"
 [ $fail -eq 0 ] && echo "packaging files: OK"

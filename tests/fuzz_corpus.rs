@@ -1031,3 +1031,30 @@ fn found_frames_open_as_with_the_reference() {
         assert!(t.elapsed().as_secs_f64() < 5.0, "{name} took {:?}", t.elapsed());
     }
 }
+
+/// Frames that must be refused at open, in either copy mode, although the reference's answer
+/// on them is not reliable: their offsets index is an "uninitialized" special chunk, which the
+/// reference decodes into a buffer it never fills (it refused them in the frame differential,
+/// on whatever its fresh buffer held). We read every chunk of one of them as the first chunk,
+/// with no error, before the index check.
+#[test]
+fn frames_with_an_undefined_index_are_refused() {
+    use blosc2::ffi::schunk::{blosc2_schunk_free, blosc2_schunk_from_buffer};
+    let files = files_in(&fuzz_dir().join("artifacts-found").join("frame-refused"));
+    assert!(files.len() >= 2, "reproducers missing");
+    for path in files {
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        let data = std::fs::read(&path).unwrap();
+        for copy in [true, false] {
+            let mut a = data.clone();
+            // SAFETY: a valid buffer of that length, alive until after the free below.
+            let s = unsafe { blosc2_schunk_from_buffer(a.as_mut_ptr(), a.len() as i64, copy) };
+            if !s.is_null() {
+                // SAFETY: returned by from_buffer above.
+                unsafe { blosc2_schunk_free(s) };
+            }
+            assert!(s.is_null(), "{name}: opened (copy = {copy})");
+        }
+        fuzz_common::fuzz_frame(&data);
+    }
+}

@@ -224,16 +224,34 @@ impl Index {
 pub fn decode_index(mut chunk: Vec<u8>, nchunks: usize, max_ratio: usize) -> Result<Index> {
     let want = nchunks.checked_mul(8).filter(|&n| n <= i32::MAX as usize).ok_or(Error::Data)?;
     let h = ChunkHeader::read(&chunk)?;
-    if h.nbytes as usize != want || !h.memcpyed_sizes_agree() || !plain_index_flags(&h) {
+    // Every writer of frames writes 32-byte chunk headers; a 16-byte one is a damaged index
+    // (whose special bits the reference still reads, and then fails on).
+    if h.nbytes as usize != want
+        || h.header_len() != EXTENDED_HEADER_LENGTH
+        || !h.memcpyed_sizes_agree()
+        || !plain_index_flags(&h)
+    {
         return Err(Error::Data);
     }
     match h.special() {
         Some(Special::Zero) => return Ok(Index::Uniform { entry: 0, len: nchunks, stored: chunk.to_vec() }),
         Some(Special::Value) => {
-            let raw = chunk.get(EXTENDED_HEADER_LENGTH..EXTENDED_HEADER_LENGTH + 8).ok_or(Error::ReadBuffer)?;
-            let entry = i64::from_le_bytes(raw.try_into().map_err(|_| Error::ReadBuffer)?);
+            // The repeated value is everything after the header (cbytes - 32 bytes; writers
+            // use 8). The reference reads an entry as 8 bytes of that value repeated, which
+            // fails unless its width divides 8; so does this.
+            let width = (h.cbytes as usize).saturating_sub(EXTENDED_HEADER_LENGTH);
+            if width == 0 || 8 % width != 0 {
+                return Err(Error::Data);
+            }
+            let value = chunk.get(EXTENDED_HEADER_LENGTH..EXTENDED_HEADER_LENGTH + width).ok_or(Error::ReadBuffer)?;
+            let entry = i64::from_le_bytes(std::array::from_fn(|i| value[i % width]));
             return Ok(Index::Uniform { entry, len: nchunks, stored: chunk[..h.cbytes as usize].to_vec() });
         }
+        // An "uninitialized" index says nothing of where the chunks are (decoding it writes
+        // nothing, so every entry would read as offset 0: every chunk the first one). The
+        // reference reads whatever its fresh buffer held and refuses the frame in practice;
+        // never written by either library.
+        Some(Special::Uninit) => return Err(Error::Data),
         _ => {}
     }
     if want > (h.cbytes as usize).saturating_mul(max_ratio).max(1 << 23) {
@@ -321,6 +339,55 @@ mod tests {
         one.truncate(n);
         assert!(raw.len() >= PARALLEL_INDEX_BYTES);
         assert_eq!(compress_index(&offs).unwrap(), one);
+    }
+
+    #[test]
+    fn an_uninitialized_index_is_refused() {
+        // Four entries' worth of an "uninitialized" special chunk: nothing tells where the
+        // chunks are (found by the frame differential: we read every chunk as the first).
+        let mut c = vec![0u8; EXTENDED_HEADER_LENGTH];
+        let n = write_special(&index_cparams(), 32, Special::Uninit, None, &mut c).unwrap();
+        c.truncate(n);
+        assert_eq!(decode_index(c.clone(), 4, 1 << 20), Err(Error::Data));
+        // The same size of zeros is an index: every chunk at offset 0.
+        let mut z = vec![0u8; EXTENDED_HEADER_LENGTH];
+        let n = write_special(&index_cparams(), 32, Special::Zero, None, &mut z).unwrap();
+        z.truncate(n);
+        assert_eq!(decode_index(z, 4, 1 << 20).unwrap().get(3), Some(0));
+    }
+
+    #[test]
+    fn value_indexes_repeat_their_value_as_the_reference_reads_it() {
+        // A single-value index is its value repeated; the value's width is cbytes - 32.
+        let value_index = |value: &[u8]| {
+            let mut c = vec![0u8; EXTENDED_HEADER_LENGTH + value.len()];
+            let mut p = index_cparams();
+            p.typesize = value.len() as i32;
+            let n = write_special(&p, 32, Special::Value, Some(value), &mut c).unwrap();
+            c.truncate(n);
+            assert_eq!(c.len(), EXTENDED_HEADER_LENGTH + value.len());
+            decode_index(c, 4, 1 << 20)
+        };
+        assert_eq!(value_index(&0x1234i64.to_le_bytes()).unwrap().get(2), Some(0x1234));
+        assert_eq!(value_index(&[0x10, 0, 0, 0]).unwrap().get(3), Some(0x10_0000_0010));
+        assert_eq!(value_index(&[7]).unwrap().get(0), Some(0x0707_0707_0707_0707));
+        // Widths that do not divide 8 give no entry (the reference fails to read one).
+        assert_eq!(value_index(&[0u8; 16]), Err(Error::Data));
+    }
+
+    #[test]
+    fn an_index_with_a_short_header_is_refused() {
+        // A 16-byte-header chunk (flags without both shuffle bits) of 32 bytes, memcpyed.
+        let mut c = vec![0u8; 16 + 32];
+        c[0] = 2;
+        c[1] = 1;
+        c[2] = 0x02;
+        c[3] = 8;
+        c[4..8].copy_from_slice(&32i32.to_le_bytes());
+        c[8..12].copy_from_slice(&32i32.to_le_bytes());
+        c[12..16].copy_from_slice(&48i32.to_le_bytes());
+        assert_eq!(ChunkHeader::read(&c).unwrap().header_len(), 16);
+        assert_eq!(decode_index(c, 4, 1 << 20), Err(Error::Data));
     }
 
     #[test]

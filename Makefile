@@ -41,9 +41,10 @@ build: build-blosc1 build-abi2
 	cp -f $(REL)/libblosc2.so $(REL)/$(SONAME).tmp && mv -f $(REL)/$(SONAME).tmp $(REL)/$(SONAME)
 
 # Built by its own cargo invocation (and target directory): it turns on the core's
-# snappy-compress feature, which libblosc2 must not get. The Rust static library is linked into the shared one with a
-# version script, so that only the 25 c-blosc 1.x functions are exported (a Rust cdylib
-# would also export every C function of the core crate).
+# snappy-compress feature, which libblosc2 must not get, and builds the core without its C
+# API (feature c-api). The Rust static library is linked into the shared one with a version
+# script, so that exactly the 25 c-blosc 1.x functions are exported (cargo-c's cdylib of the
+# face exports the same 25: scripts/test-cargo-c.sh).
 build-blosc1:
 	$(CARGO) build --release -p blosc1 --target-dir $(BLOSC1_TARGET)
 	mkdir -p $(REL)
@@ -89,7 +90,7 @@ install: build
 	ln -sf libblosc2.so.$(ABI2_VERSION) $(DESTDIR)$(LIBDIR)/$(ABI2_SONAME)
 	install -m 755 $(REL)/libblosc.so.$(BLOSC1_VERSION) $(DESTDIR)$(LIBDIR)/libblosc.so.$(BLOSC1_VERSION)
 	ln -sf libblosc.so.$(BLOSC1_VERSION) $(DESTDIR)$(LIBDIR)/$(BLOSC1_SONAME)
-	ln -sf $(BLOSC1_SONAME) $(DESTDIR)$(LIBDIR)/libblosc.so
+	ln -sf libblosc.so.$(BLOSC1_VERSION) $(DESTDIR)$(LIBDIR)/libblosc.so
 	install -m 644 blosc1/include/blosc.h blosc1/include/blosc-export.h $(DESTDIR)$(INCLUDEDIR)/
 	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' \
 	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' -e 's|@VERSION@|$(BLOSC1_VERSION)|g' \

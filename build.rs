@@ -4,7 +4,12 @@
 //! c-blosc2 3.x load it unchanged; Rust's own cdylib version script already limits the
 //! dynamic symbol table to our `#[no_mangle]` API functions.
 fn main() {
-    println!("cargo::rustc-cdylib-link-arg=-Wl,-soname,libblosc2.so.9");
+    // Only with the C API: cargo passes a dependency's cdylib link arguments on to the
+    // dependent's cdylib too, and the c-blosc 1.x face (built on the core without it) must
+    // keep its own SONAME, libblosc.so.1.
+    if std::env::var_os("CARGO_FEATURE_C_API").is_some() {
+        println!("cargo::rustc-cdylib-link-arg=-Wl,-soname,libblosc2.so.9");
+    }
     // `blosc_h` is never set when compiling; cbindgen maps it to `#if !defined(BLOSC_H)` so the
     // generated header keeps the reference's guards against clashes with the blosc1 `blosc.h`.
     println!("cargo::rustc-check-cfg=cfg(blosc_h)");

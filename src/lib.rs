@@ -5,8 +5,9 @@
 //! get items, special and variable-length-block chunks), [`codecs`] and [`filters`] (the
 //! stages inside a chunk), [`schunk`] (super-chunks: chunks plus metalayers, in memory or in
 //! a frame), [`frame`] (contiguous and sparse frames, on disk or in memory) and [`b2nd`]
-//! (n-dimensional arrays). [`ffi`] is the only place that touches raw pointers: it converts
-//! C arguments and structs, calls the core, and turns [`Error`]s into `BLOSC2_ERROR_*` codes.
+//! (n-dimensional arrays). `ffi` (the `c-api` feature, on by default) is the only place that
+//! touches raw pointers: it converts C arguments and structs, calls the core, and turns
+//! [`Error`]s into `BLOSC2_ERROR_*` codes. Without that feature the crate exports no C symbol.
 //!
 //! Published on the registry as `libblosc2` (the name `blosc2` there belongs to bindings to
 //! the C library); the library itself is `blosc2`, so Rust code writes `blosc2::...` and the
@@ -33,6 +34,7 @@ pub mod b2nd;
 pub mod chunk;
 pub mod codecs;
 pub mod error;
+#[cfg(feature = "c-api")]
 pub mod ffi;
 pub mod filters;
 pub mod frame;

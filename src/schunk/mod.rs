@@ -1289,5 +1289,6 @@ fn store_chunk_lazy(store: &mut Store, n: usize) -> Result<Cow<'_, [u8]>> {
     }
 }
 
-#[cfg(test)]
+// Differential tests against the reference, through the C API's structs.
+#[cfg(all(test, feature = "c-api"))]
 mod tests;

@@ -12,7 +12,7 @@
 //!
 //! Record layout (little-endian): `MAGIC`, segment count (u32), final length (u64), then
 //! per segment its position (u64), length (u64) and bytes, then a checksum of everything
-//! before it ([`sum64`]), the record's total length (u64) and `MAGIC` again, so that the
+//! before it (`sum64`), the record's total length (u64) and `MAGIC` again, so that the
 //! record is found from the end of the file. Records of the first version (`MAGIC_V1`,
 //! checksummed with byte-wise FNV-1a, which ran at under 1 GB/s and dominated updates of
 //! large frames) are still recovered.

@@ -239,7 +239,10 @@ fn parse_stored(store: &mut dyn Storage, base: u64, kind: &FrameKind) -> Result<
     }
     let trailer = FrameTrailer::parse(&store.read_vec(base + trailer_pos as u64, trailer_len as usize)?)?;
     let sparse = matches!(kind, FrameKind::Sparse { .. });
-    let payload_len = if sparse { 0 } else { header.cbytes };
+    // A frame without chunks (nbytes 0, as the reference counts them) has no payload to
+    // read: the reference drops it when the last chunk goes, but leaves the header's cbytes
+    // as it was (and reads the trailer right after the header).
+    let payload_len = if sparse || header.nbytes == 0 { 0 } else { header.cbytes };
     let index_pos = (header_len as i64).checked_add(payload_len).ok_or(Error::InvalidHeader)?;
     if index_pos > trailer_pos {
         return Err(Error::InvalidHeader);
@@ -888,7 +891,18 @@ impl Frame {
     pub fn delete(&mut self, n: usize) -> Result<()> {
         let loc = self.location(n)?;
         let removed = self.offsets.entries_mut().remove(n);
+        let saved = (self.payload_len, self.has_index);
+        if self.offsets.is_empty() {
+            // The last chunk: the frame becomes header and trailer, as the reference writes
+            // it then (and reads it: a frame without chunks has its trailer right after the
+            // header, and no index).
+            if !self.is_sparse() {
+                self.payload_len = 0;
+            }
+            self.has_index = false;
+        }
         if let Err(e) = self.commit() {
+            (self.payload_len, self.has_index) = saved;
             self.offsets.entries_mut().insert(n, removed);
             return Err(e);
         }

@@ -47,6 +47,7 @@ struct Reference {
     cparams_defaults: unsafe extern "C" fn() -> blosc2_cparams,
     dparams_defaults: unsafe extern "C" fn() -> blosc2_dparams,
     new: unsafe extern "C" fn(*mut Storage) -> Sc,
+    open: unsafe extern "C" fn(*const c_char) -> Sc,
     free: unsafe extern "C" fn(Sc) -> i32,
     append_buffer: unsafe extern "C" fn(Sc, *const c_void, i32) -> i64,
     append_chunk: unsafe extern "C" fn(Sc, *mut u8, bool) -> i64,
@@ -88,6 +89,7 @@ fn reference() -> Option<&'static Reference> {
                 cparams_defaults: std::mem::transmute(sym("blosc2_get_blosc2_cparams_defaults")),
                 dparams_defaults: std::mem::transmute(sym("blosc2_get_blosc2_dparams_defaults")),
                 new: std::mem::transmute(sym("blosc2_schunk_new")),
+                open: std::mem::transmute(sym("blosc2_schunk_open")),
                 free: std::mem::transmute(sym("blosc2_schunk_free")),
                 append_buffer: std::mem::transmute(sym("blosc2_schunk_append_buffer")),
                 append_chunk: std::mem::transmute(sym("blosc2_schunk_append_chunk")),
@@ -279,6 +281,77 @@ fn reference_insert_update_delete_reorder() {
             ],
         );
     }
+}
+
+/// A frame file whose every chunk was deleted opens with both libraries, whichever wrote it:
+/// the reference writes it as header and trailer (no payload, no index) and reads the
+/// trailer right after the header when the frame has no chunks; we left the old payload and
+/// an empty index in between, which the reference could not open ("Cannot access the
+/// vlmetalayers"), and refused its file (its header keeps the old cbytes).
+#[test]
+fn frames_emptied_by_deletes_cross_open() {
+    let Some(r) = reference() else { return };
+    let dir = tmpdir("emptied");
+    for contiguous in [true, false] {
+        for writer_is_ref in [true, false] {
+            let path = dir.join(format!("f-{contiguous}-{writer_is_ref}.b2frame"));
+            let cpath = CString::new(path.to_str().unwrap()).unwrap();
+            let what = format!("contiguous={contiguous}, written by {}", if writer_is_ref { "the reference" } else { "us" });
+            // SAFETY: plain C calls of the reference with valid pointers that outlive them.
+            unsafe {
+                if writer_is_ref {
+                    let mut cp = (r.cparams_defaults)();
+                    cp.typesize = 4;
+                    let mut dp = (r.dparams_defaults)();
+                    let mut st = Storage {
+                        contiguous,
+                        urlpath: cpath.as_ptr() as *mut c_char,
+                        cparams: &mut cp,
+                        dparams: &mut dp,
+                        io: std::ptr::null_mut(),
+                    };
+                    let rs = (r.new)(&mut st);
+                    assert!(!rs.is_null());
+                    for seed in [1, 2] {
+                        let b = data(1000, seed);
+                        assert!((r.append_buffer)(rs, b.as_ptr() as *const c_void, b.len() as i32) >= 0);
+                    }
+                    let n = CString::new("vl").unwrap();
+                    assert!((r.vlmeta_add)(rs, n.as_ptr(), [1u8, 2, 3].as_ptr(), 3, std::ptr::null_mut()) >= 0);
+                    assert_eq!((r.delete_chunk)(rs, 1), 1);
+                    assert_eq!((r.delete_chunk)(rs, 0), 0);
+                    (r.free)(rs);
+                } else {
+                    let (c, d) = params(4);
+                    let spec = StorageSpec { contiguous, urlpath: Some(path.clone()) };
+                    let mut s = SuperChunk::new(c, d, &spec).unwrap();
+                    s.append_buffer(&data(1000, 1)).unwrap();
+                    s.append_buffer(&data(1000, 2)).unwrap();
+                    s.vlmeta_add("vl", &[1, 2, 3], None).unwrap();
+                    s.delete_chunk(1).unwrap();
+                    s.delete_chunk(0).unwrap();
+                }
+                let rs = (r.open)(cpath.as_ptr());
+                assert!(!rs.is_null(), "the reference opens the emptied frame ({what})");
+                (r.free)(rs);
+            }
+            let mut s = SuperChunk::open(&path, 0).unwrap_or_else(|e| panic!("we open the emptied frame ({what}): {e:?}"));
+            assert_eq!(s.nchunks(), 0, "{what}");
+            assert_eq!(s.vlmeta_get("vl").unwrap(), [1, 2, 3], "{what}");
+            // And it takes chunks again, readable by both.
+            s.append_buffer(&data(1000, 3)).unwrap();
+            drop(s);
+            let s = SuperChunk::open(&path, 0).unwrap();
+            assert_eq!(s.nchunks(), 1, "{what}");
+            // SAFETY: as above.
+            unsafe {
+                let rs = (r.open)(cpath.as_ptr());
+                assert!(!rs.is_null(), "the reference opens the refilled frame ({what})");
+                (r.free)(rs);
+            }
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]

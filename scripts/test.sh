@@ -70,6 +70,7 @@ step "faults" c_tests/faults/run.sh
 step "install" c_tests/install_test.sh
 step "packaging files" scripts/check-packaging.sh
 step "aarch64 (qemu)" scripts/test-aarch64.sh
+step "edit interop" scripts/edit-interop.sh
 shared=$(cd "$top/.." && pwd)/shared
 if [ -d "$shared/repro" ] && [ -d "$shared/interop" ]; then
   step "repro" "$shared/repro/run.sh" target/release

@@ -15,6 +15,7 @@ static uint64_t st;
 static uint32_t rnd(void) { st ^= st << 13; st ^= st >> 7; st ^= st << 17; return (uint32_t)st; }
 static void fill(int32_t *b, int seed) { for (int i = 0; i < CS / 4; i++) b[i] = seed * 1000 + (i % (seed % 7 + 1)); }
 int main(int argc, char **argv) {
+  if (argc != 5) { fprintf(stderr, "usage: %s PATH c|s SEED w|r\n", argv[0]); return 2; }
   const char *path = argv[1]; int contiguous = argv[2][0] == 'c'; st = strtoull(argv[3], 0, 10) * 2654435761u + 1;
   int write = argv[4][0] == 'w';
   blosc2_init();

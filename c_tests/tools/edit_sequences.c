@@ -3,7 +3,7 @@
  * headers). usage: edit_sequences PATH c|s SEED w   -> edits, prints the expected content
  *                  edit_sequences PATH c|s SEED r   <- reads that line, checks the frame
  * The edits: metalayer, appends, inserts, updates, deletes, vlmetalayer add/update,
- * reorders; every fourth seed then deletes every chunk; every chunk is CS bytes of a seeded pattern, so the
+ * reorders (new chunks one in four all-zeros special chunks); every fourth seed then deletes every chunk; every chunk is CS bytes of a seeded pattern, so the
  * expected content is the list of seeds. The reader compares chunk count, every chunk
  * (blosc2_schunk_get_chunk + blosc2_decompress_ctx) and the vlmetalayer. */
 #include <blosc2.h>
@@ -30,13 +30,15 @@ int main(int argc, char **argv) {
     for (int k = 0; k < nops; k++) {
       int op = rnd() % 10, seed = 1 + rnd() % 1000; int64_t rc = 0;
       if (op < 3 || n == 0) { fill(buf, seed); rc = blosc2_schunk_append_buffer(sc, buf, CS); if (rc >= 0) model[n++] = seed; }
-      else if (op < 5) { int pos = rnd() % (n + 1); fill(buf, seed);
-        int cb = blosc2_compress(5, 1, 4, buf, CS, chunk, sizeof chunk);
-        rc = blosc2_schunk_insert_chunk(sc, pos, chunk, true);
-        if (rc >= 0) { memmove(model + pos + 1, model + pos, (n - pos) * sizeof(int)); model[pos] = seed; n++; } (void)cb; }
-      else if (op < 6) { int pos = rnd() % n; fill(buf, seed);
-        blosc2_compress(5, 1, 4, buf, CS, chunk, sizeof chunk);
-        rc = blosc2_schunk_update_chunk(sc, pos, chunk, true); if (rc >= 0) model[pos] = seed; }
+      else if (op < 6) {
+        /* A new chunk: compressed, or (one in four) a special all-zeros chunk (seed 0). */
+        if (rnd() % 4 == 0) { seed = 0; blosc2_chunk_zeros(cp, CS, chunk, sizeof chunk); }
+        else { fill(buf, seed); blosc2_compress(5, 1, 4, buf, CS, chunk, sizeof chunk); }
+        if (op < 5) { int pos = rnd() % (n + 1);
+          rc = blosc2_schunk_insert_chunk(sc, pos, chunk, true);
+          if (rc >= 0) { memmove(model + pos + 1, model + pos, (n - pos) * sizeof(int)); model[pos] = seed; n++; } }
+        else { int pos = rnd() % n;
+          rc = blosc2_schunk_update_chunk(sc, pos, chunk, true); if (rc >= 0) model[pos] = seed; } }
       else if (op < 8) { int pos = rnd() % n; rc = blosc2_schunk_delete_chunk(sc, pos);
         if (rc >= 0) { memmove(model + pos, model + pos + 1, (n - pos - 1) * sizeof(int)); n--; } }
       else if (op < 9) { uint8_t v[16]; memset(v, seed & 0xff, sizeof v); int len = 1 + seed % 16;

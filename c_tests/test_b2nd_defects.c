@@ -4,6 +4,8 @@
 //   (the reference's fast path loses the data and grows by a whole chunk);
 // - shrink then grow shows zeros, not the items the shrink cut off;
 // - negative axes are rejected by insert/append/delete;
+// - append/insert along an axis when another axis is empty is an error (the reference
+//   divides by zero);
 // - views: NULL arrays, an axis list that drops dimensions, squeezing a length-1 dimension
 //   whose chunks span more than one item (the reference's view reads the wrong items), and
 //   resizing a view are errors; a view of a freed array fails cleanly.
@@ -61,6 +63,17 @@ int main(void) {
   int64_t bad_start[2] = {1, 0}, bigger[2] = {14, 6};
   CHECK(b2nd_resize(a, bigger, bad_start) == BLOSC2_ERROR_INVALID_PARAM);  // not a chunk boundary
   CHECK(a->shape[0] == 10);
+  b2nd_free(a);
+
+  /* Appending to (or inserting into) an array whose other axes are empty: the buffer's
+   * extent along the axis cannot be told from its size (the reference divides by zero,
+   * SIGFPE). An error, and the array unchanged. */
+  int64_t s0[2] = {0, 5};
+  int32_t c0[2] = {2, 2}, b0[2] = {1, 1};
+  a = make(2, s0, c0, b0, data, 0);
+  CHECK(b2nd_append(a, extra, 0, 1) == BLOSC2_ERROR_INVALID_PARAM);
+  CHECK(b2nd_insert(a, extra, 0, 1, 0) == BLOSC2_ERROR_INVALID_PARAM);
+  CHECK(a->shape[0] == 0 && a->shape[1] == 5);
   b2nd_free(a);
 
   /* Shrink, then grow again: the cut items must not come back. */

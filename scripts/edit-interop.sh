@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Edited frames, both ways (a step of `make test`): for each seed and frame kind (contiguous
-# file, sparse directory), c_tests/tools/edit_sequences.c makes a random sequence of edits
+# file, sparse directory, contiguous in memory passed on as to_buffer bytes), c_tests/tools/edit_sequences.c makes a random sequence of edits
 # (appends, inserts, updates, deletes down to an empty frame, metalayer, vlmetalayer,
 # reorders) with one library and checks the result with the other, for the four
 # writer/reader pairs (reference/reference, reference/ours, ours/reference, ours/ours).
@@ -29,7 +29,7 @@ gcc -O1 -Wall -I reference/blosc2/include -o "$work/b2edit" c_tests/tools/b2nd_e
 seeds=${1:-200}
 runs=0 fails=0
 for seed in $(seq 1 "$seeds"); do
-  for kind in c s; do
+  for kind in c s m; do
     for writer in ref ours; do
       wlib=$([ $writer = ref ] && echo "$ref" || echo "$ours")
       path=$work/frame.$kind
@@ -41,13 +41,13 @@ for seed in $(seq 1 "$seeds"); do
         runs=$((runs + 1))
         if [ "$got" != OK ]; then
           fails=$((fails + 1))
-          [ $fails -le 20 ] && echo "FAIL seed $seed, $([ $kind = c ] && echo contiguous || echo sparse), written by $writer, read by $reader: $got"
+          [ $fails -le 20 ] && echo "FAIL seed $seed, $(case $kind in c) echo contiguous;; s) echo sparse;; m) echo in memory;; esac), written by $writer, read by $reader: $got"
         fi
       done
     done
   done
 done
-echo "edit interop (frames): $runs checks ($seeds seeds x 2 kinds x 4 writer/reader pairs), $fails failed"
+echo "edit interop (frames): $runs checks ($seeds seeds x 3 kinds x 4 writer/reader pairs), $fails failed"
 frame_fails=$fails
 runs=0 fails=0 refdied=0
 for seed in $(seq 1 $(( (seeds + 1) / 2 ))); do

@@ -16,14 +16,18 @@ static uint32_t rnd(void) { st ^= st << 13; st ^= st >> 7; st ^= st << 17; retur
 static void fill(int32_t *b, int seed) { for (int i = 0; i < CS / 4; i++) b[i] = seed * 1000 + (i % (seed % 7 + 1)); }
 int main(int argc, char **argv) {
   if (argc != 5) { fprintf(stderr, "usage: %s PATH c|s SEED w|r\n", argv[0]); return 2; }
-  const char *path = argv[1]; int contiguous = argv[2][0] == 'c'; st = strtoull(argv[3], 0, 10) * 2654435761u + 1;
+  const char *path = argv[1]; st = strtoull(argv[3], 0, 10) * 2654435761u + 1;
+  /* c: contiguous frame file; s: sparse frame directory; m: a contiguous frame in memory,
+   * passed on as the bytes of blosc2_schunk_to_buffer and opened with
+   * blosc2_schunk_from_buffer (copy = false). */
+  int contiguous = argv[2][0] != 's', in_memory = argv[2][0] == 'm';
   int write = argv[4][0] == 'w';
   blosc2_init();
   int model[4096]; int n = 0; int vl = -1;
   if (write) {
     blosc2_remove_urlpath(path);
     blosc2_cparams cp = BLOSC2_CPARAMS_DEFAULTS; cp.typesize = 4; cp.nthreads = 1;
-    blosc2_storage sto = {.contiguous = contiguous, .urlpath = (char *)path, .cparams = &cp};
+    blosc2_storage sto = {.contiguous = contiguous, .urlpath = in_memory ? NULL : (char *)path, .cparams = &cp};
     blosc2_schunk *sc = blosc2_schunk_new(&sto);
     if (rnd() % 2) { uint8_t m[8] = {1,2,3,4,5,6,7,8}; blosc2_meta_add(sc, "m", m, 8); }
     int nops = 5 + rnd() % 40; int32_t buf[CS / 4]; uint8_t chunk[CS + BLOSC2_MAX_OVERHEAD];
@@ -66,12 +70,26 @@ int main(int argc, char **argv) {
         if (rc >= 0) vl = seed;
       }
     }
+    if (in_memory) {
+      uint8_t *fr; bool nf; int64_t len = blosc2_schunk_to_buffer(sc, &fr, &nf);
+      FILE *f = fopen(path, "wb");
+      if (len < 0 || !f || fwrite(fr, 1, (size_t)len, f) != (size_t)len) { printf("to_buffer %lld\n", (long long)len); return 1; }
+      fclose(f); if (nf) free(fr);
+    }
     blosc2_schunk_free(sc);
     printf("%d %d", n, vl); for (int i = 0; i < n; i++) printf(" %d", model[i]); printf("\n");
   } else {
     if (scanf("%d %d", &n, &vl) != 2) return 2;
     for (int i = 0; i < n; i++) if (scanf("%d", &model[i]) != 1) return 2;
-    blosc2_schunk *sc = blosc2_schunk_open(path);
+    static uint8_t frame[64 << 20]; int64_t flen = 0;
+    blosc2_schunk *sc;
+    if (in_memory) {
+      FILE *f = fopen(path, "rb"); if (!f) { printf("no frame\n"); return 1; }
+      flen = (int64_t)fread(frame, 1, sizeof frame, f); fclose(f);
+      sc = blosc2_schunk_from_buffer(frame, flen, false);
+    } else {
+      sc = blosc2_schunk_open(path);
+    }
     if (!sc) { printf("OPEN FAILED\n"); return 1; }
     int bad = 0; if (sc->nchunks != n) { printf("nchunks %lld want %d\n", (long long)sc->nchunks, n); bad = 1; }
     int32_t buf[CS / 4], want[CS / 4];

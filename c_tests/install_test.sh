@@ -61,4 +61,17 @@ int main(void) {
 C
 gcc -o "$tmp/b1" "$tmp/b1.c" $(PKG_CONFIG_PATH="$prefix/lib/pkgconfig" pkg-config --cflags --libs blosc)
 LD_LIBRARY_PATH="$prefix/lib" "$tmp/b1"
+# ... and with CMake: find_package(Blosc2) gives Blosc2::blosc1 when the face is installed.
+mkdir -p "$tmp/b1cmake"
+cat > "$tmp/b1cmake/CMakeLists.txt" <<CMAKE
+cmake_minimum_required(VERSION 3.16)
+project(b1 C)
+find_package(Blosc2 REQUIRED)
+add_executable(b1 $tmp/b1.c)
+target_link_libraries(b1 Blosc2::blosc1)
+CMAKE
+cmake -S "$tmp/b1cmake" -B "$tmp/b1cmake/build" -DCMAKE_PREFIX_PATH="$prefix" >/dev/null
+cmake --build "$tmp/b1cmake/build" >/dev/null
+LD_LIBRARY_PATH="$prefix/lib" "$tmp/b1cmake/build/b1"
+[ "$(ldd "$tmp/b1cmake/build/b1" | grep -c 'libblosc.so.1 ')" = 1 ] || { echo "install: the CMake 1.x consumer does not link libblosc.so.1"; exit 1; }
 echo "install: ok"

@@ -289,7 +289,7 @@ fn reference_insert_update_delete_reorder() {
 /// an empty index in between, which the reference could not open ("Cannot access the
 /// vlmetalayers"), and refused its file (its header keeps the old cbytes).
 #[test]
-fn frames_emptied_by_deletes_cross_open() {
+fn reference_frames_emptied_by_deletes_cross_open() {
     let Some(r) = reference() else { return };
     let dir = tmpdir("emptied");
     for contiguous in [true, false] {

@@ -27,22 +27,31 @@ gcc -O1 -Wall -I reference/blosc2/include -o "$work/edit" c_tests/tools/edit_seq
 gcc -O1 -Wall -I reference/blosc2/include -o "$work/b2edit" c_tests/tools/b2nd_edit_sequences.c \
   -L "$ref" -l:libblosc2.so.9 || exit 2
 seeds=${1:-200}
+lib_of() { if [ "$1" = ref ]; then echo "$ref"; else echo "$ours"; fi; }
+kind_name() { case $1 in c) echo contiguous ;; s) echo sparse ;; m) echo in memory ;; esac; }
+# read_back LABEL READER STDIN CMD...: one check, the reader library running CMD (fed STDIN)
+# must print OK last.
+read_back() {
+  local label=$1 reader=$2 input=$3 got
+  shift 3
+  got=$(printf '%s\n' "$input" | LD_PRELOAD="${EDIT_READER_PRELOAD:-}" \
+        LD_LIBRARY_PATH="$(lib_of "$reader")" "$@" 2>&1 | tail -1)
+  runs=$((runs + 1))
+  if [ "$got" != OK ]; then
+    fails=$((fails + 1))
+    [ $fails -le 20 ] && echo "FAIL $label, read by $reader: $got"
+  fi
+}
+
 runs=0 fails=0
 for seed in $(seq 1 "$seeds"); do
   for kind in c s m; do
     for writer in ref ours; do
-      wlib=$([ $writer = ref ] && echo "$ref" || echo "$ours")
       path=$work/frame.$kind
-      expected=$(LD_LIBRARY_PATH="$wlib" "$work/edit" "$path" $kind "$seed" w | tail -1)
+      expected=$(LD_LIBRARY_PATH="$(lib_of $writer)" "$work/edit" "$path" $kind "$seed" w | tail -1)
       for reader in ref ours; do
-        rlib=$([ $reader = ref ] && echo "$ref" || echo "$ours")
-        got=$(echo "$expected" | LD_PRELOAD="${EDIT_READER_PRELOAD:-}" LD_LIBRARY_PATH="$rlib" \
-              "$work/edit" "$path" $kind "$seed" r 2>&1 | tail -1)
-        runs=$((runs + 1))
-        if [ "$got" != OK ]; then
-          fails=$((fails + 1))
-          [ $fails -le 20 ] && echo "FAIL seed $seed, $(case $kind in c) echo contiguous;; s) echo sparse;; m) echo in memory;; esac), written by $writer, read by $reader: $got"
-        fi
+        read_back "seed $seed, $(kind_name $kind), written by $writer" $reader "$expected" \
+          "$work/edit" "$path" $kind "$seed" r
       done
     done
   done
@@ -53,9 +62,8 @@ runs=0 fails=0 refdied=0
 for seed in $(seq 1 $(( (seeds + 1) / 2 ))); do
   for kind in c s; do
     for writer in ref ours; do
-      wlib=$([ $writer = ref ] && echo "$ref" || echo "$ours")
       path=$work/array.$kind.b2nd
-      wrote=$(LD_LIBRARY_PATH="$wlib" "$work/b2edit" "$path" $kind "$seed" w "$work/dump" 2>&1)
+      wrote=$(LD_LIBRARY_PATH="$(lib_of $writer)" "$work/b2edit" "$path" $kind "$seed" w "$work/dump" 2>&1)
       wrc=$?
       if [ $wrc -ne 0 ] || ! tail -1 <<<"$wrote" | grep -q '^OK'; then
         if [ $writer = ref ] && [ $wrc -ge 128 ]; then refdied=$((refdied + 1)); continue; fi
@@ -64,14 +72,8 @@ for seed in $(seq 1 $(( (seeds + 1) / 2 ))); do
         continue
       fi
       for reader in ref ours; do
-        rlib=$([ $reader = ref ] && echo "$ref" || echo "$ours")
-        got=$(LD_PRELOAD="${EDIT_READER_PRELOAD:-}" LD_LIBRARY_PATH="$rlib" \
-              "$work/b2edit" "$path" $kind "$seed" r "$work/dump" 2>&1 | tail -1)
-        runs=$((runs + 1))
-        if [ "$got" != OK ]; then
-          fails=$((fails + 1))
-          [ $fails -le 20 ] && echo "FAIL b2nd seed $seed, $([ $kind = c ] && echo contiguous || echo sparse), written by $writer, read by $reader: $got"
-        fi
+        read_back "b2nd seed $seed, $(kind_name $kind), written by $writer" $reader "" \
+          "$work/b2edit" "$path" $kind "$seed" r "$work/dump"
       done
     done
   done

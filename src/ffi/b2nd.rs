@@ -1234,7 +1234,7 @@ fn new_view(a: &b2nd_array_t, view: &Layout) -> Result<*mut b2nd_array_t> {
         return Err(Error::InvalidParam);
     }
     let p = new_array(view, a.sc)?;
-    views().lock().unwrap_or_else(|e| e.into_inner()).insert(p as usize);
+    views().write().unwrap_or_else(|e| e.into_inner()).insert(p as usize);
     Ok(p)
 }
 

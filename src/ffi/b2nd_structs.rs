@@ -5,7 +5,7 @@
 
 use std::collections::HashSet;
 use std::ffi::CString;
-use std::sync::{Mutex, OnceLock};
+use std::sync::{OnceLock, RwLock};
 
 use libc::{c_char, c_int, c_void};
 
@@ -17,32 +17,35 @@ use crate::error::{Error, Result};
 
 // ----- live pointers -----
 
-pub(crate) fn live() -> &'static Mutex<HashSet<usize>> {
-    static T: OnceLock<Mutex<HashSet<usize>>> = OnceLock::new();
-    T.get_or_init(|| Mutex::new(HashSet::new()))
+/// Arrays made by this library and not yet freed. Checked on every call, changed only when
+/// an array is made or freed: a read-write lock, so that calls on different arrays do not
+/// wait for each other.
+pub(crate) fn live() -> &'static RwLock<HashSet<usize>> {
+    static T: OnceLock<RwLock<HashSet<usize>>> = OnceLock::new();
+    T.get_or_init(|| RwLock::new(HashSet::new()))
 }
 
 pub(crate) fn remember(p: usize) {
-    live().lock().unwrap_or_else(|e| e.into_inner()).insert(p);
+    live().write().unwrap_or_else(|e| e.into_inner()).insert(p);
 }
 
 pub(crate) fn forget(p: usize) -> bool {
-    live().lock().unwrap_or_else(|e| e.into_inner()).remove(&p)
+    live().write().unwrap_or_else(|e| e.into_inner()).remove(&p)
 }
 
 pub(crate) fn is_live(p: usize) -> bool {
-    p != 0 && live().lock().unwrap_or_else(|e| e.into_inner()).contains(&p)
+    p != 0 && live().read().unwrap_or_else(|e| e.into_inner()).contains(&p)
 }
 
 /// Arrays made by squeeze/expand_dims: they share their super-chunk with the array they view
 /// and do not own it.
-pub(crate) fn views() -> &'static Mutex<HashSet<usize>> {
-    static T: OnceLock<Mutex<HashSet<usize>>> = OnceLock::new();
-    T.get_or_init(|| Mutex::new(HashSet::new()))
+pub(crate) fn views() -> &'static RwLock<HashSet<usize>> {
+    static T: OnceLock<RwLock<HashSet<usize>>> = OnceLock::new();
+    T.get_or_init(|| RwLock::new(HashSet::new()))
 }
 
 pub(crate) fn is_view(p: *const b2nd_array_t) -> bool {
-    views().lock().unwrap_or_else(|e| e.into_inner()).contains(&(p as usize))
+    views().read().unwrap_or_else(|e| e.into_inner()).contains(&(p as usize))
 }
 
 pub(crate) fn code(r: Result<c_int>) -> c_int {
@@ -301,7 +304,7 @@ pub(crate) fn drop_array(p: *mut b2nd_array_t, with_sc: bool) {
     if !forget(p as usize) {
         return;
     }
-    let with_sc = with_sc && !views().lock().unwrap_or_else(|e| e.into_inner()).remove(&(p as usize));
+    let with_sc = with_sc && !views().write().unwrap_or_else(|e| e.into_inner()).remove(&(p as usize));
     // SAFETY: p was live: our calloc'ed struct with a malloc'ed dtype.
     unsafe {
         if with_sc && !(*p).sc.is_null() {

@@ -6,7 +6,7 @@
 
 use std::cell::RefCell;
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock, RwLock};
 
 use libc::{c_int, c_void};
 
@@ -71,16 +71,19 @@ impl std::hash::Hasher for AddrHasher {
 
 pub(crate) type AddrMap<V> = HashMap<usize, V, std::hash::BuildHasherDefault<AddrHasher>>;
 
-pub(crate) fn table() -> &'static Mutex<AddrMap<Shared>> {
-    static T: OnceLock<Mutex<AddrMap<Shared>>> = OnceLock::new();
-    T.get_or_init(|| Mutex::new(AddrMap::default()))
+/// Every live super-chunk of the C API, by the address of its public struct. Read on every
+/// call and written only when a super-chunk is made or freed: a read-write lock, so calls on
+/// different super-chunks from different threads never wait for each other here.
+pub(crate) fn table() -> &'static RwLock<AddrMap<Shared>> {
+    static T: OnceLock<RwLock<AddrMap<Shared>>> = OnceLock::new();
+    T.get_or_init(|| RwLock::new(AddrMap::default()))
 }
 
 pub(crate) fn lookup(schunk: *const blosc2_schunk) -> Option<Shared> {
     if schunk.is_null() {
         return None;
     }
-    let t = table().lock().unwrap_or_else(|e| e.into_inner());
+    let t = table().read().unwrap_or_else(|e| e.into_inner());
     t.get(&(schunk as usize)).cloned()
 }
 
@@ -678,7 +681,7 @@ pub fn register(
     // On failure dropping the handle frees everything made so far.
     h.sync()?;
     super::lazy_readers::publish(public as *const c_void, h.sc.decompressor().lazy.clone());
-    table().lock().unwrap_or_else(|e| e.into_inner()).insert(public as usize, Arc::new(Mutex::new(h)));
+    table().write().unwrap_or_else(|e| e.into_inner()).insert(public as usize, Arc::new(Mutex::new(h)));
     Ok(public)
 }
 

@@ -106,7 +106,7 @@ pub fn free_schunk(schunk: *mut blosc2_schunk) -> c_int {
             return e.code();
         }
     }
-    let removed = table().lock().unwrap_or_else(|e| e.into_inner()).remove(&(schunk as usize));
+    let removed = table().write().unwrap_or_else(|e| e.into_inner()).remove(&(schunk as usize));
     match removed {
         Some(shared) => {
             super::lazy_readers::withdraw(schunk as *const c_void);

@@ -16,6 +16,12 @@
  * frame file and of a sparse frame read through a caller's context (a whole chunk with
  * blosc2_decompress_ctx; 16 items from each of 64 blocks with blosc2_getitem_ctx), in the
  * b2nd lines' format.
+ *
+ * quick mode: bench quick [seconds_per_measure] (scripts/bench-quick.sh, a minute or two) times
+ * the exported shuffle kernels (32 KiB and 256 KiB, type sizes 2/4/8/16, buffers 16 bytes off
+ * a cache line as malloc returns them), a 4 MiB memcpy, and a few configurations of the
+ * matrix (one and two threads), one line each:
+ *   quick item GBps
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -282,7 +288,93 @@ static int bench_lazy(double budget, const char *dir) {
   return 0;
 }
 
+typedef struct { int32_t (*k)(int32_t, int32_t, const void *, void *); int32_t ts, n; const void *src; void *dst; } kernel_job;
+static int do_kernel(void *p) { kernel_job *j = p; return j->k(j->ts, j->n, j->src, j->dst); }
+
+/* One configuration of the matrix: compression and decompression speed lines. */
+static void quick_chunk(double budget, const char *name, const void *src, int32_t n, int32_t typesize, int codec,
+                        int filter, int clevel, int nthreads) {
+  blosc2_cparams cp = BLOSC2_CPARAMS_DEFAULTS;
+  cp.compcode = (uint8_t)codec;
+  cp.clevel = (uint8_t)clevel;
+  cp.typesize = typesize;
+  cp.nthreads = (int16_t)nthreads;
+  cp.filters[BLOSC2_MAX_FILTERS - 1] = (uint8_t)filter;
+  blosc2_dparams dp = BLOSC2_DPARAMS_DEFAULTS;
+  dp.nthreads = (int16_t)nthreads;
+  blosc2_context *cc = blosc2_create_cctx(cp), *dc = blosc2_create_dctx(dp);
+  unsigned char *comp = malloc(n + BLOSC2_MAX_OVERHEAD), *back = malloc(n);
+  job jc = {cc, src, n, comp, n + BLOSC2_MAX_OVERHEAD};
+  int csize;
+  double tc = measure(budget, do_c, &jc, &csize);
+  job jd = {dc, comp, csize, back, n};
+  int dsize;
+  double td = measure(budget, do_d, &jd, &dsize);
+  if (csize <= 0 || dsize != n || memcmp(src, back, n) != 0) {
+    fprintf(stderr, "%s: round trip failed (%d, %d)\n", name, csize, dsize);
+    exit(1);
+  }
+  printf("quick %s/compress %.3f %d\n", name, n / tc / 1e9, csize);
+  printf("quick %s/decompress %.3f %d\n", name, n / td / 1e9, csize);
+  free(comp); free(back);
+  blosc2_free_ctx(cc); blosc2_free_ctx(dc);
+}
+
+static int bench_quick(double budget) {
+  int32_t (*kernels[4])(int32_t, int32_t, const void *, void *) = {blosc2_shuffle, blosc2_unshuffle,
+                                                                   blosc2_bitshuffle, blosc2_bitunshuffle};
+  const char *knames[4] = {"shuffle", "unshuffle", "bitshuffle", "bitunshuffle"};
+  const int32_t sizes[2] = {32 << 10, 256 << 10};
+  const int32_t typesizes[4] = {2, 4, 8, 16};
+  unsigned char *a = malloc(256 << 10), *b = malloc(256 << 10);
+  for (int i = 0; i < 256 << 10; i++) a[i] = (unsigned char)(xs() & 0x0f);
+  for (int k = 0; k < 4; k++)
+    for (int z = 0; z < 2; z++)
+      for (int t = 0; t < 4; t++) {
+        kernel_job j = {kernels[k], typesizes[t], sizes[z], a, b};
+        int rc;
+        double dt = measure(budget, do_kernel, &j, &rc);
+        if (rc < 0) { fprintf(stderr, "%s failed: %d\n", knames[k], rc); return 1; }
+        printf("quick kernel/%s/ts%d/%dKiB %.3f\n", knames[k], typesizes[t], sizes[z] >> 10, sizes[z] / dt / 1e9);
+      }
+  free(a); free(b);
+
+  const int N = 4 << 20;
+  float *smooth = malloc(N);
+  for (int i = 0; i < N / 4; i++) smooth[i] = (float)(sin(i * 1e-3) * 100.0 + (xs() % 16) * 1e-4);
+  int64_t *ramp = malloc(N);
+  for (int i = 0; i < N / 8; i++) ramp[i] = (int64_t)i * 3;
+  unsigned char *rnd = malloc(N), *out = malloc(N);
+  for (int i = 0; i < N; i++) rnd[i] = (unsigned char)xs();
+  {
+    job j = {NULL, smooth, N, out, N};
+    int rc;
+    double t = measure(budget, do_m, &j, &rc);
+    printf("quick memcpy-4MiB %.3f\n", N / t / 1e9);
+  }
+  quick_chunk(budget, "ramp-i64/lz4/shuffle/5/1t", ramp, N, 8, BLOSC_LZ4, BLOSC_SHUFFLE, 5, 1);
+  quick_chunk(budget, "ramp-i64/blosclz/shuffle/5/1t", ramp, N, 8, BLOSC_BLOSCLZ, BLOSC_SHUFFLE, 5, 1);
+  quick_chunk(budget, "ramp-i64/blosclz/nofilter/5/1t", ramp, N, 8, BLOSC_BLOSCLZ, BLOSC_NOFILTER, 5, 1);
+  quick_chunk(budget, "smooth-f32/blosclz/shuffle/5/1t", smooth, N, 4, BLOSC_BLOSCLZ, BLOSC_SHUFFLE, 5, 1);
+  quick_chunk(budget, "smooth-f32/lz4/shuffle/5/1t", smooth, N, 4, BLOSC_LZ4, BLOSC_SHUFFLE, 5, 1);
+  quick_chunk(budget, "smooth-f32/lz4/bitshuffle/5/1t", smooth, N, 4, BLOSC_LZ4, BLOSC_BITSHUFFLE, 5, 1);
+  quick_chunk(budget, "smooth-f32/zstd/shuffle/5/1t", smooth, N, 4, BLOSC_ZSTD, BLOSC_SHUFFLE, 5, 1);
+  quick_chunk(budget, "smooth-f32/zlib/shuffle/1/1t", smooth, N, 4, BLOSC_ZLIB, BLOSC_SHUFFLE, 1, 1);
+  quick_chunk(budget, "smooth-f32/blosclz/shuffle/5/2t", smooth, N, 4, BLOSC_BLOSCLZ, BLOSC_SHUFFLE, 5, 2);
+  quick_chunk(budget, "smooth-f32/lz4/shuffle/5/2t", smooth, N, 4, BLOSC_LZ4, BLOSC_SHUFFLE, 5, 2);
+  quick_chunk(budget, "random/lz4/nofilter/5/1t", rnd, N, 4, BLOSC_LZ4, BLOSC_NOFILTER, 5, 1);
+  quick_chunk(budget, "random/blosclz/shuffle/5/2t", rnd, N, 4, BLOSC_BLOSCLZ, BLOSC_SHUFFLE, 5, 2);
+  free(smooth); free(ramp); free(rnd); free(out);
+  return 0;
+}
+
 int main(int argc, char **argv) {
+  if (argc > 1 && strcmp(argv[1], "quick") == 0) {
+    blosc2_init();
+    int rc = bench_quick(argc > 2 ? atof(argv[2]) : 0.1);
+    blosc2_destroy();
+    return rc;
+  }
   if (argc > 1 && strcmp(argv[1], "plugins") == 0) {
     blosc2_init();
     int rc = bench_plugins(argc > 2 ? atof(argv[2]) : 0.15, argc > 3 ? argv[3] : NULL);

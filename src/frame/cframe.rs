@@ -63,6 +63,8 @@ pub struct Frame {
     /// when this frame finds its file replaced, as the reference revalidates its kept
     /// handle when it reads the frame's header.
     kept: std::sync::OnceLock<Option<Arc<KeptFile>>>,
+    /// The read handles kept on a sparse frame's chunk files (see [`SparseKept`]).
+    sparse_kept: Arc<SparseKept>,
     /// While set, [`Frame::commit`] writes nothing: a run of appends (a copy) commits once
     /// at its end instead of rewriting (and recompressing) the whole index per chunk.
     deferred: bool,
@@ -337,6 +339,7 @@ impl Frame {
             len: 0,
             files: fs_opener(),
             kept: Default::default(),
+            sparse_kept: Default::default(),
             deferred: false,
             pending: None,
         };
@@ -363,6 +366,7 @@ impl Frame {
             len: p.len,
             files: fs_opener(),
             kept: Default::default(),
+            sparse_kept: Default::default(),
             deferred: false,
             pending: None,
         })
@@ -373,6 +377,7 @@ impl Frame {
     pub fn set_opener(&mut self, files: Arc<dyn Opener>) {
         self.files = files;
         self.kept = Default::default();
+        self.sparse_kept = Default::default();
     }
 
     /// Reopen the store when the file at its path was replaced (see
@@ -569,8 +574,13 @@ impl Frame {
         if self.store.as_slice().is_some() && !self.is_sparse() {
             return self.chunk(n);
         }
+        if self.is_sparse() {
+            // A new lazy chunk reads the chunk file now at its path, not one replaced since
+            // a handle was kept on it.
+            self.sparse_kept.revalidate(off);
+        }
         let head = match &self.kind {
-            FrameKind::Sparse { dir } => sframe::read_chunk_part(&*self.files, dir, off, 0, EXTENDED_HEADER_LENGTH)?,
+            FrameKind::Sparse { dir } => self.sparse_kept.read(&*self.files, dir, off, 0, EXTENDED_HEADER_LENGTH)?,
             FrameKind::Contiguous { .. } => self.store.read_vec(self.chunk_pos(off), EXTENDED_HEADER_LENGTH)?,
         };
         let h = ChunkHeader::read(&head)?;
@@ -606,7 +616,7 @@ impl Frame {
             return Err(Error::InvalidHeader);
         }
         let mut chunk = match &self.kind {
-            FrameKind::Sparse { dir } => sframe::read_chunk_part(&*self.files, dir, off, 0, read_len)?,
+            FrameKind::Sparse { dir } => self.sparse_kept.read(&*self.files, dir, off, 0, read_len)?,
             FrameKind::Contiguous { .. } => self.store.read_vec(self.chunk_pos(off), read_len)?,
         };
         if special == Special::Value {
@@ -662,7 +672,7 @@ impl Frame {
                 let pos = lazy_block_position(self.base, chunk_offset, lo).ok()?;
                 self.store.read_vec(pos, len).ok()?
             }
-            FrameKind::Sparse { dir } => sframe::read_chunk_part(&*self.files, dir, nchunk as i64, lo as u64, len).ok()?,
+            FrameKind::Sparse { dir } => self.sparse_kept.read(&*self.files, dir, nchunk as i64, lo as u64, len).ok()?,
             FrameKind::Contiguous { path: None } => return None,
         };
         Some(Prefetched { nchunk, chunk_offset, start: lo, bytes, fallback: None })
@@ -675,7 +685,11 @@ impl Frame {
                 let kept = self.kept.get_or_init(|| self.files.kept_reader(p).map(Arc::new)).clone();
                 Some(Arc::new(FileLazyReader { path: p.clone(), base: self.base, files: self.files.clone(), kept }))
             }
-            FrameKind::Sparse { dir } => Some(Arc::new(SparseLazyReader { dir: dir.clone(), files: self.files.clone() })),
+            FrameKind::Sparse { dir } => Some(Arc::new(SparseLazyReader {
+                dir: dir.clone(),
+                files: self.files.clone(),
+                kept: self.sparse_kept.clone(),
+            })),
             FrameKind::Contiguous { path: None } => None,
         }
     }
@@ -1079,18 +1093,87 @@ impl LazyReader for FileLazyReader {
 struct SparseLazyReader {
     dir: PathBuf,
     files: Arc<dyn Opener>,
+    kept: Arc<SparseKept>,
 }
 
 impl LazyReader for SparseLazyReader {
-    fn read(&self, nchunk: i32, _chunk_offset: i64, offset: i64, len: usize) -> Result<Vec<u8>> {
+    fn read(&self, nchunk: i32, chunk_offset: i64, offset: i64, len: usize) -> Result<Vec<u8>> {
+        let mut v = Vec::new();
+        self.read_into(nchunk, chunk_offset, offset, len, &mut v)?;
+        Ok(v)
+    }
+
+    fn read_into(&self, nchunk: i32, _chunk_offset: i64, offset: i64, len: usize, buf: &mut Vec<u8>) -> Result<()> {
         if offset < 0 {
             return Err(Error::InvalidHeader);
         }
         // A chunk number that names no chunk file cannot be opened.
-        sframe::read_chunk_part(&*self.files, &self.dir, nchunk as i64, offset as u64, len).map_err(|e| match e {
+        self.kept.read_into(&*self.files, &self.dir, nchunk as i64, offset as u64, len, buf).map_err(|e| match e {
             Error::InvalidIndex => Error::FileOpen,
             e => e,
         })
+    }
+}
+
+/// Read handles on the chunk files of a sparse frame, kept between the reads of lazy chunks
+/// (header, trailer, then one read per block: opening and closing the file for each cost
+/// more than the read) for the last [`SPARSE_KEPT`] files read, where the backend allows it
+/// (the `std::fs` one; user backends get a stream per read). The frame revalidates a file's
+/// handle when it makes a new lazy chunk of it, so a chunk file replaced since (an update)
+/// is read from its new content; blocks of a lazy chunk taken before the change keep coming
+/// from the file the handle is open on, the one the chunk's trailer describes.
+#[derive(Default)]
+struct SparseKept(std::sync::Mutex<Vec<(i64, Arc<KeptFile>)>>);
+
+/// How many chunk files a sparse frame keeps open for lazy reads: a decoder reads one chunk
+/// at a time, a second serves another thread; more would cost a program that opens many
+/// sparse frames its file descriptors (a contiguous frame keeps one).
+const SPARSE_KEPT: usize = 2;
+
+impl SparseKept {
+    /// The kept handle of chunk file `id` (opened at its first read), or `None` when the
+    /// backend keeps none.
+    fn handle(&self, files: &dyn Opener, dir: &std::path::Path, id: i64) -> Result<Option<Arc<KeptFile>>> {
+        let mut kept = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(i) = kept.iter().position(|e| e.0 == id) {
+            // Most recently used last.
+            let e = kept.remove(i);
+            let k = e.1.clone();
+            kept.push(e);
+            return Ok(Some(k));
+        }
+        let Some(k) = files.kept_reader(&sframe::chunk_path(dir, id)?) else { return Ok(None) };
+        let k = Arc::new(k);
+        if kept.len() >= SPARSE_KEPT {
+            kept.remove(0);
+        }
+        kept.push((id, k.clone()));
+        Ok(Some(k))
+    }
+
+    /// Drop the handle on chunk file `id` if the path names another file now.
+    fn revalidate(&self, id: i64) {
+        let kept = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(e) = kept.iter().find(|e| e.0 == id) {
+            e.1.revalidate();
+        }
+    }
+
+    /// `len` bytes at `offset` of chunk file `id`, as [`sframe::read_chunk_part`] reads them.
+    fn read(&self, files: &dyn Opener, dir: &std::path::Path, id: i64, offset: u64, len: usize) -> Result<Vec<u8>> {
+        let mut v = Vec::new();
+        self.read_into(files, dir, id, offset, len, &mut v)?;
+        Ok(v)
+    }
+
+    fn read_into(&self, files: &dyn Opener, dir: &std::path::Path, id: i64, offset: u64, len: usize, buf: &mut Vec<u8>) -> Result<()> {
+        match self.handle(files, dir, id)? {
+            Some(k) => k.read_into(offset, len, buf),
+            None => {
+                *buf = sframe::read_chunk_part(files, dir, id, offset, len)?;
+                Ok(())
+            }
+        }
     }
 }
 

@@ -474,6 +474,42 @@ fn lazy_chunks_read_blocks_on_demand() {
     }
 }
 
+/// A sparse frame keeps read handles on the chunk files its lazy chunks read; a lazy chunk
+/// made after its chunk file was replaced (an update, a deleted id used again) must read the
+/// new file, header, trailer and blocks alike.
+#[test]
+fn sparse_lazy_chunks_follow_replaced_chunk_files() {
+    use crate::chunk::decompress::Decompressor;
+    let d = tmpdir("lazy-sparse");
+    let spec = StorageSpec { contiguous: false, urlpath: Some(d.join("s.b2frame")) };
+    let (mut c, dp) = params(4);
+    c.blocksize = 4096;
+    let mut s = SuperChunk::new(c, dp, &spec).unwrap();
+    let (a, b, e) = (data(20000, 3), data(20000, 7), data(20000, 11));
+    s.append_buffer(&a).unwrap();
+    s.append_buffer(&a).unwrap();
+    let decode = |s: &mut SuperChunk, n: i64| {
+        let lazy = s.get_lazy_chunk(n).unwrap().into_owned();
+        assert_ne!(lazy[31] & crate::chunk::header::LAZY, 0);
+        let mut dec = Decompressor::new(DecompressParams::default());
+        dec.lazy = s.decompressor().lazy.clone();
+        let mut out = vec![0u8; 80000];
+        assert_eq!(dec.decompress(&lazy, &mut out).unwrap(), 80000);
+        out
+    };
+    assert_eq!(decode(&mut s, 1), a);
+    // The chunk file of chunk 1 is replaced by an update.
+    let mut chunk = vec![0u8; b.len() + 64];
+    let n = s.compressor().compress(&b, &mut chunk).unwrap();
+    s.update_chunk(1, &chunk[..n]).unwrap();
+    assert_eq!(decode(&mut s, 1), b);
+    // The last chunk's id is freed by a delete and given to the next append.
+    s.delete_chunk(1).unwrap();
+    s.append_buffer(&e).unwrap();
+    assert_eq!(decode(&mut s, 1), e);
+    assert_eq!(decode(&mut s, 0), a);
+}
+
 /// Memcpyed and VL-block chunks of on-disk frames come out lazy too; any decompressor given
 /// the frame's reader decodes them (whole, by items, by VL block), and none without it.
 #[test]

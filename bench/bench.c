@@ -352,18 +352,28 @@ static int bench_quick(double budget) {
     double t = measure(budget, do_m, &j, &rc);
     printf("quick memcpy-4MiB %.3f\n", N / t / 1e9);
   }
-  quick_chunk(budget, "ramp-i64/lz4/shuffle/5/1t", ramp, N, 8, BLOSC_LZ4, BLOSC_SHUFFLE, 5, 1);
-  quick_chunk(budget, "ramp-i64/blosclz/shuffle/5/1t", ramp, N, 8, BLOSC_BLOSCLZ, BLOSC_SHUFFLE, 5, 1);
-  quick_chunk(budget, "ramp-i64/blosclz/nofilter/5/1t", ramp, N, 8, BLOSC_BLOSCLZ, BLOSC_NOFILTER, 5, 1);
-  quick_chunk(budget, "smooth-f32/blosclz/shuffle/5/1t", smooth, N, 4, BLOSC_BLOSCLZ, BLOSC_SHUFFLE, 5, 1);
-  quick_chunk(budget, "smooth-f32/lz4/shuffle/5/1t", smooth, N, 4, BLOSC_LZ4, BLOSC_SHUFFLE, 5, 1);
-  quick_chunk(budget, "smooth-f32/lz4/bitshuffle/5/1t", smooth, N, 4, BLOSC_LZ4, BLOSC_BITSHUFFLE, 5, 1);
-  quick_chunk(budget, "smooth-f32/zstd/shuffle/5/1t", smooth, N, 4, BLOSC_ZSTD, BLOSC_SHUFFLE, 5, 1);
-  quick_chunk(budget, "smooth-f32/zlib/shuffle/1/1t", smooth, N, 4, BLOSC_ZLIB, BLOSC_SHUFFLE, 1, 1);
-  quick_chunk(budget, "smooth-f32/blosclz/shuffle/5/2t", smooth, N, 4, BLOSC_BLOSCLZ, BLOSC_SHUFFLE, 5, 2);
-  quick_chunk(budget, "smooth-f32/lz4/shuffle/5/2t", smooth, N, 4, BLOSC_LZ4, BLOSC_SHUFFLE, 5, 2);
-  quick_chunk(budget, "random/lz4/nofilter/5/1t", rnd, N, 4, BLOSC_LZ4, BLOSC_NOFILTER, 5, 1);
-  quick_chunk(budget, "random/blosclz/shuffle/5/2t", rnd, N, 4, BLOSC_BLOSCLZ, BLOSC_SHUFFLE, 5, 2);
+  /* data set (0 smooth-f32, 1 ramp-i64, 2 random), codec, filter, clevel, threads */
+  static const struct { int data, codec, filter, clevel, nthreads; } rows[] = {
+    {1, BLOSC_LZ4, BLOSC_SHUFFLE, 5, 1},     {1, BLOSC_BLOSCLZ, BLOSC_SHUFFLE, 5, 1},
+    {1, BLOSC_BLOSCLZ, BLOSC_NOFILTER, 5, 1}, {0, BLOSC_BLOSCLZ, BLOSC_SHUFFLE, 5, 1},
+    {0, BLOSC_LZ4, BLOSC_SHUFFLE, 5, 1},     {0, BLOSC_LZ4, BLOSC_BITSHUFFLE, 5, 1},
+    {0, BLOSC_ZSTD, BLOSC_SHUFFLE, 5, 1},    {0, BLOSC_ZLIB, BLOSC_SHUFFLE, 1, 1},
+    {0, BLOSC_BLOSCLZ, BLOSC_SHUFFLE, 5, 2}, {0, BLOSC_LZ4, BLOSC_SHUFFLE, 5, 2},
+    {2, BLOSC_LZ4, BLOSC_NOFILTER, 5, 1},    {2, BLOSC_BLOSCLZ, BLOSC_SHUFFLE, 5, 2},
+  };
+  const void *data[3] = {smooth, ramp, rnd};
+  const char *dnames[3] = {"smooth-f32", "ramp-i64", "random"};
+  const int32_t dtypesizes[3] = {4, 8, 4};
+  const char *fnames[3] = {"nofilter", "shuffle", "bitshuffle"};
+  for (size_t r = 0; r < sizeof rows / sizeof rows[0]; r++) {
+    const char *cname;
+    blosc2_compcode_to_compname(rows[r].codec, &cname);
+    char name[96];
+    snprintf(name, sizeof name, "%s/%s/%s/%d/%dt", dnames[rows[r].data], cname, fnames[rows[r].filter],
+             rows[r].clevel, rows[r].nthreads);
+    quick_chunk(budget, name, data[rows[r].data], N, dtypesizes[rows[r].data], rows[r].codec, rows[r].filter,
+                rows[r].clevel, rows[r].nthreads);
+  }
   free(smooth); free(ramp); free(rnd); free(out);
   return 0;
 }

@@ -384,11 +384,13 @@ struct BlockScratch {
     filtered: Vec<u8>,
     out: Vec<u8>,
     codec: CodecScratch,
+    /// Raw streams whose copy [`compress_serial`] defers.
+    raw: Vec<(usize, usize, usize)>,
 }
 
 impl BlockScratch {
     const fn new() -> BlockScratch {
-        BlockScratch { filtered: Vec::new(), out: Vec::new(), codec: CodecScratch::new() }
+        BlockScratch { filtered: Vec::new(), out: Vec::new(), codec: CodecScratch::new(), raw: Vec::new() }
     }
 }
 
@@ -554,7 +556,7 @@ impl Context1 {
                 let len = plan.block_len(j, src.len());
                 let block = &src[j * plan.blocksize..j * plan.blocksize + len];
                 let leftover = plan.leftover > 0 && j + 1 == plan.nblocks;
-                let r = compress_block(plan, block, leftover, &mut out, 0, ebsize, bs);
+                let r = compress_block(plan, block, leftover, &mut out, 0, ebsize, bs, None);
                 let mut guard = shared.lock().unwrap_or_else(|e| e.into_inner());
                 let (pos, outcome, dest) = &mut *guard;
                 if outcome.is_some() {
@@ -768,28 +770,66 @@ fn thread_scratch(threads: &[Mutex<BlockScratch>], tid: usize) -> std::sync::Mut
 }
 
 /// Blocks one after the other straight into `dest`, each limited by the room left.
+/// Compress the blocks one after the other into `dest`.
+///
+/// Streams of unfiltered blocks that do not compress are stored raw: their copies from `src`
+/// are made at the end, once the chunk is known to fit. When it does not (incompressible
+/// data, the usual case for raw streams), the caller stores the whole buffer raw instead, and
+/// copying the streams first would only have doubled the work.
 fn compress_serial(plan: &Plan, src: &[u8], dest: &mut [u8], scratch: &mut BlockScratch) -> Result<usize> {
     let destsize = dest.len();
     let mut pos = HEADER_LEN + 4 * plan.nblocks;
+    let mut raw = std::mem::take(&mut scratch.raw);
+    raw.clear();
+    let mut result = Ok(0);
     for j in 0..plan.nblocks {
         if HEADER_LEN + 4 * j + 4 > destsize {
-            return Ok(0);
+            result = Ok(0);
+            break;
         }
         put_i32(dest, HEADER_LEN + 4 * j, pos);
         let len = plan.block_len(j, src.len());
-        let block = &src[j * plan.blocksize..j * plan.blocksize + len];
+        let start = j * plan.blocksize;
+        let block = &src[start..start + len];
         let leftover = plan.leftover > 0 && j + 1 == plan.nblocks;
-        let n = compress_block(plan, block, leftover, dest, pos, destsize, scratch)?;
-        if n == 0 {
-            return Ok(0);
+        let deferred = Deferred { list: &mut raw, src_start: start };
+        match compress_block(plan, block, leftover, dest, pos, destsize, scratch, Some(deferred)) {
+            Ok(0) => {
+                result = Ok(0);
+                break;
+            }
+            Ok(n) => {
+                pos += n;
+                result = Ok(pos);
+            }
+            Err(e) => {
+                result = Err(e);
+                break;
+            }
         }
-        pos += n;
     }
-    Ok(pos)
+    if matches!(result, Ok(n) if n > 0) {
+        for &(from, len, at) in &raw {
+            dest[at..at + len].copy_from_slice(&src[from..from + len]);
+        }
+    }
+    scratch.raw = raw;
+    result
+}
+
+/// Where [`compress_block`] records the raw streams it leaves to its caller to copy:
+/// `(offset in the source buffer, length, position in the destination)`.
+struct Deferred<'a> {
+    list: &'a mut Vec<(usize, usize, usize)>,
+    /// Offset of the block in the source buffer.
+    src_start: usize,
 }
 
 /// Filter and compress one block into `out` at `pos`, using at most `maxbytes - pos` bytes
-/// of it. Returns the bytes written, or 0 when they do not fit.
+/// of it. Returns the bytes written, or 0 when they do not fit. With `deferred`, a raw
+/// stream of an unfiltered block is not copied but recorded there (its room is checked and
+/// its size written as usual).
+#[allow(clippy::too_many_arguments)] // one block's inputs, output and scratch
 fn compress_block(
     plan: &Plan,
     block: &[u8],
@@ -798,6 +838,7 @@ fn compress_block(
     mut pos: usize,
     maxbytes: usize,
     scratch: &mut BlockScratch,
+    mut deferred: Option<Deferred<'_>>,
 ) -> Result<usize> {
     let ts = plan.typesize;
     let bsize = block.len();
@@ -816,6 +857,8 @@ fn compress_block(
     } else {
         block
     };
+    // Raw streams of an unfiltered block are ranges of the source buffer.
+    let unfiltered = std::ptr::eq(data.as_ptr(), block.as_ptr());
     let nsplits = if plan.split() && !leftover { ts } else { 1 };
     let neblock = bsize / nsplits;
     let start = pos;
@@ -852,7 +895,10 @@ fn compress_block(
             if pos + neblock > maxbytes {
                 return Ok(0);
             }
-            out[pos..pos + neblock].copy_from_slice(part);
+            match deferred.as_mut() {
+                Some(d) if unfiltered => d.list.push((d.src_start + k * neblock, neblock, pos)),
+                _ => out[pos..pos + neblock].copy_from_slice(part),
+            }
             neblock
         } else {
             n
@@ -973,6 +1019,48 @@ mod tests {
                     }
                 }
             }
+        }
+    }
+
+    /// Raw streams of unfiltered blocks are copied last, once the chunk fits: a chunk mixing
+    /// compressed and raw streams must hold the raw ones (and the same bytes as with
+    /// threads, which copy them at once).
+    #[test]
+    fn raw_streams_among_compressed_ones_are_stored() {
+        let mut ctx = Context1::new();
+        let mut x = 0x2545_F491_4F6C_DD1Du64;
+        let mut noise = |n: usize| -> Vec<u8> {
+            (0..n)
+                .map(|_| {
+                    x ^= x << 13;
+                    x ^= x >> 7;
+                    x ^= x << 17;
+                    x as u8
+                })
+                .collect()
+        };
+        // Compressible and random stretches, split so that some streams of a block compress
+        // and others are stored raw.
+        let mut src = Vec::new();
+        for i in 0..16 {
+            if i % 3 == 1 {
+                src.extend(noise(64 << 10));
+            } else {
+                src.extend(data(64 << 10));
+            }
+        }
+        for codec in [Codec1::BloscLz, Codec1::Lz4, Codec1::Zstd] {
+            let p = params(codec, 9, 0, 4);
+            let mut comp = vec![0xEE; src.len() + HEADER_LEN];
+            let c = ctx.compress(&p, &src, &mut comp).unwrap();
+            assert_eq!(comp[2] & MEMCPYED, 0, "{codec:?}");
+            assert!(c < src.len(), "{codec:?}");
+            let mut back = vec![0; src.len()];
+            assert_eq!(ctx.decompress(&comp[..c], &mut back, 1), Ok(src.len()));
+            assert_eq!(back, src, "{codec:?}");
+            let mut comp2 = vec![0x11; src.len() + HEADER_LEN];
+            let c2 = ctx.compress(&Params1 { nthreads: 2, ..p }, &src, &mut comp2).unwrap();
+            assert_eq!(comp2[..c2], comp[..c], "{codec:?}");
         }
     }
 

@@ -769,7 +769,6 @@ fn thread_scratch(threads: &[Mutex<BlockScratch>], tid: usize) -> std::sync::Mut
     threads[tid].lock().unwrap_or_else(|e| e.into_inner())
 }
 
-/// Blocks one after the other straight into `dest`, each limited by the room left.
 /// Compress the blocks one after the other into `dest`.
 ///
 /// Streams of unfiltered blocks that do not compress are stored raw: their copies from `src`
@@ -777,44 +776,46 @@ fn thread_scratch(threads: &[Mutex<BlockScratch>], tid: usize) -> std::sync::Mut
 /// data, the usual case for raw streams), the caller stores the whole buffer raw instead, and
 /// copying the streams first would only have doubled the work.
 fn compress_serial(plan: &Plan, src: &[u8], dest: &mut [u8], scratch: &mut BlockScratch) -> Result<usize> {
-    let destsize = dest.len();
-    let mut pos = HEADER_LEN + 4 * plan.nblocks;
     let mut raw = std::mem::take(&mut scratch.raw);
     raw.clear();
-    let mut result = Ok(0);
+    let r = place_blocks(plan, src, dest, scratch, &mut raw);
+    if matches!(r, Ok(n) if n > 0) {
+        for &(from, len, at) in &raw {
+            dest[at..at + len].copy_from_slice(&src[from..from + len]);
+        }
+    }
+    scratch.raw = raw;
+    r
+}
+
+/// Blocks one after the other straight into `dest`, each limited by the room left; raw
+/// streams of unfiltered blocks go to `raw` instead (see [`compress_serial`]).
+fn place_blocks(
+    plan: &Plan,
+    src: &[u8],
+    dest: &mut [u8],
+    scratch: &mut BlockScratch,
+    raw: &mut Vec<(usize, usize, usize)>,
+) -> Result<usize> {
+    let destsize = dest.len();
+    let mut pos = HEADER_LEN + 4 * plan.nblocks;
     for j in 0..plan.nblocks {
         if HEADER_LEN + 4 * j + 4 > destsize {
-            result = Ok(0);
-            break;
+            return Ok(0);
         }
         put_i32(dest, HEADER_LEN + 4 * j, pos);
         let len = plan.block_len(j, src.len());
         let start = j * plan.blocksize;
         let block = &src[start..start + len];
         let leftover = plan.leftover > 0 && j + 1 == plan.nblocks;
-        let deferred = Deferred { list: &mut raw, src_start: start };
-        match compress_block(plan, block, leftover, dest, pos, destsize, scratch, Some(deferred)) {
-            Ok(0) => {
-                result = Ok(0);
-                break;
-            }
-            Ok(n) => {
-                pos += n;
-                result = Ok(pos);
-            }
-            Err(e) => {
-                result = Err(e);
-                break;
-            }
+        let deferred = Deferred { list: &mut *raw, src_start: start };
+        let n = compress_block(plan, block, leftover, dest, pos, destsize, scratch, Some(deferred))?;
+        if n == 0 {
+            return Ok(0);
         }
+        pos += n;
     }
-    if matches!(result, Ok(n) if n > 0) {
-        for &(from, len, at) in &raw {
-            dest[at..at + len].copy_from_slice(&src[from..from + len]);
-        }
-    }
-    scratch.raw = raw;
-    result
+    Ok(pos)
 }
 
 /// Where [`compress_block`] records the raw streams it leaves to its caller to copy:

@@ -39,6 +39,7 @@ pub mod ffi;
 pub mod filters;
 pub mod frame;
 pub mod schunk;
+pub(crate) mod copy;
 pub(crate) mod scratch;
 pub mod settings;
 pub mod threads;

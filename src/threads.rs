@@ -163,6 +163,40 @@ impl Drop for Pool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Places taken by several threads at once never overlap, cover the buffer from the
+    /// start offset without gaps, and stop at its end.
+    #[test]
+    fn reserved_places_are_disjoint() {
+        let mut buf = vec![0u8; 10_000];
+        let r = Reserved::new(&mut buf, 16);
+        let refused = std::sync::atomic::AtomicUsize::new(0);
+        std::thread::scope(|s| {
+            for t in 1..=4u8 {
+                let (r, refused) = (&r, &refused);
+                s.spawn(move || loop {
+                    let n = 1 + (t as usize * 37) % 90;
+                    match r.take(n) {
+                        Some((_, out)) => out.iter_mut().for_each(|b| *b |= 1 << (t - 1)),
+                        None => {
+                            refused.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                            break;
+                        }
+                    }
+                });
+            }
+        });
+        assert_eq!(refused.into_inner(), 4);
+        // Once a place was refused, `end` says the whole buffer.
+        assert_eq!(r.end(), 10_000);
+        // Each thread sets its own bit: a byte handed out twice would have two.
+        assert!(buf[..16].iter().all(|&b| b == 0));
+        let written = buf[16..].iter().take_while(|&&b| b != 0).count();
+        let end = 16 + written;
+        assert!(buf[end..].iter().all(|&b| b == 0), "a gap in the places at {end}");
+        assert!(end + 90 > 10_000, "stopped early at {end}");
+        assert!(buf[16..end].iter().all(|&b| b.count_ones() == 1));
+    }
     use std::sync::atomic::{AtomicUsize, Ordering};
 
     #[test]
@@ -187,5 +221,52 @@ mod tests {
         }));
         // The pool still works afterwards.
         assert!(pool.run(&|_| {}));
+    }
+}
+
+/// An output buffer that several workers fill at once, each in places it reserved. The
+/// places are handed out in the order asked for by an atomic counter, so no two overlap and
+/// no lock is held while a worker writes its bytes.
+pub struct Reserved<'a> {
+    ptr: *mut u8,
+    len: usize,
+    next: std::sync::atomic::AtomicUsize,
+    _buf: std::marker::PhantomData<&'a mut [u8]>,
+}
+
+// SAFETY: workers only reach the buffer through `take`, whose ranges never overlap; the
+// buffer is borrowed mutably for 'a, so nothing else touches it meanwhile.
+unsafe impl Sync for Reserved<'_> {}
+// SAFETY: as above; the pointer is into a buffer borrowed for 'a.
+unsafe impl Send for Reserved<'_> {}
+
+impl<'a> Reserved<'a> {
+    /// Places are handed out from `buf[start..]`.
+    pub fn new(buf: &'a mut [u8], start: usize) -> Reserved<'a> {
+        Reserved {
+            ptr: buf.as_mut_ptr(),
+            len: buf.len(),
+            next: std::sync::atomic::AtomicUsize::new(start.min(buf.len())),
+            _buf: std::marker::PhantomData,
+        }
+    }
+
+    /// The next `n` bytes and their offset in the buffer, or `None` when they would pass its
+    /// end (every later request then fails too: the counter has moved past the end).
+    pub fn take(&self, n: usize) -> Option<(usize, &'a mut [u8])> {
+        let at = self.next.fetch_add(n, std::sync::atomic::Ordering::Relaxed);
+        // The counter only grows, so once a request passes the end every later one does.
+        if at > self.len || n > self.len - at {
+            return None;
+        }
+        // SAFETY: [at, at + n) is inside the buffer, and the atomic counter gives each range
+        // to one caller only (fetch_add), so this slice aliases no other one handed out; the
+        // buffer stays mutably borrowed for 'a.
+        Some((at, unsafe { std::slice::from_raw_parts_mut(self.ptr.add(at), n) }))
+    }
+
+    /// Where the places handed out end (the buffer's length once one was refused).
+    pub fn end(&self) -> usize {
+        self.next.load(std::sync::atomic::Ordering::Relaxed).min(self.len)
     }
 }

@@ -1,5 +1,6 @@
 //! Copies of hyper-rectangles between dense C-order buffers of different (padded) shapes.
 
+use crate::copy::copy_bytes;
 use super::{strides_of, MAX_DIM};
 use crate::error::{Error, Result};
 
@@ -58,7 +59,7 @@ pub fn copy_region(itemsize: usize, shape: &[i64], src: &[u8], s: &Region, dst: 
     }
     let run_bytes = run as usize * itemsize;
     if inner == 0 {
-        dst[dlo..dlo + run_bytes].copy_from_slice(&src[slo..slo + run_bytes]);
+        copy_bytes(&mut dst[dlo..dlo + run_bytes], &src[slo..slo + run_bytes]);
         return Ok(());
     }
     // Runs along the outer dimensions (0..inner), walked with offsets kept up to date by
@@ -116,7 +117,7 @@ fn copy_run(dst: &mut [u8], src: &[u8]) {
         8..=16 => pair::<8>(dst, src),
         17..=32 => pair::<16>(dst, src),
         33..=64 => pair::<32>(dst, src),
-        _ => dst.copy_from_slice(src),
+        _ => copy_bytes(dst, src),
     }
 }
 

@@ -2,6 +2,7 @@
 //! every block (README_CHUNK_FORMAT.rst), with the reference's decisions on block size,
 //! splitting, runs, memcpy fallback and all-zero chunks.
 
+use crate::copy::copy_bytes;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -247,12 +248,34 @@ fn needs_decoded_reference(filters: &[u8; MAX_FILTERS], has_prefilter: bool) -> 
     filters.contains(&DELTA) && (has_prefilter || !filters.iter().all(|&f| exact(f)))
 }
 
+/// Raw streams that [`compress_block`] leaves to its caller to copy from the source:
+/// `(offset in the source, length, offset in the chunk)`. When a chunk of poorly
+/// compressible data turns out too large, it is stored whole instead (memcpyed); copying its
+/// raw streams first would only have doubled the work.
+struct Deferred<'v> {
+    copies: &'v mut Vec<(usize, usize, usize)>,
+    /// Offset in the chunk of the `out` given to [`compress_block`].
+    at: usize,
+}
+
 /// Compress block `j` into `out` (whose length is the space left in the chunk). Returns the
-/// bytes written, or 0 when the block does not fit.
-fn compress_block(job: &Job<'_>, j: usize, tid: usize, out: &mut [u8], sc: &mut Scratch) -> Result<usize> {
+/// bytes written, or 0 when the block does not fit. With `deferred`, the raw streams of a
+/// block that no filter changed are recorded there instead of copied (their room is checked
+/// and their sizes written as usual).
+fn compress_block(
+    job: &Job<'_>,
+    j: usize,
+    tid: usize,
+    out: &mut [u8],
+    sc: &mut Scratch,
+    mut deferred: Option<Deferred<'_>>,
+) -> Result<usize> {
     let bsize = job.block_len(j);
     let input = job.block_input(j);
     let cur = filter_block(job, j, tid, sc)?;
+    if cur != Slot::Input {
+        deferred = None;
+    }
     let Scratch { bufs, codec: cscratch, .. } = sc;
     let data = bufs.get(input, cur, bsize);
 
@@ -260,7 +283,7 @@ fn compress_block(job: &Job<'_>, j: usize, tid: usize, out: &mut [u8], sc: &mut 
         if out.len() < bsize {
             return Ok(0);
         }
-        out[..bsize].copy_from_slice(data);
+        copy_bytes(&mut out[..bsize], data);
         return Ok(bsize);
     }
 
@@ -319,7 +342,10 @@ fn compress_block(job: &Job<'_>, j: usize, tid: usize, out: &mut [u8], sc: &mut 
             if out.len() < pos + neblock {
                 return Ok(0);
             }
-            out[pos..pos + neblock].copy_from_slice(stream);
+            match deferred.as_mut() {
+                Some(d) => d.copies.push((j * job.blocksize + s * neblock, neblock, d.at + pos)),
+                None => copy_bytes(&mut out[pos..pos + neblock], stream),
+            }
             neblock
         } else {
             cbytes
@@ -751,7 +777,7 @@ impl Compressor {
                 if room < block.len() {
                     return Ok(0);
                 }
-                dest[pos..pos + block.len()].copy_from_slice(data);
+                copy_bytes(&mut dest[pos..pos + block.len()], data);
                 block.len()
             } else {
                 n
@@ -800,7 +826,7 @@ impl Compressor {
     fn copy_blocks(&self, job: &Job<'_>, out: &mut [u8]) -> Result<()> {
         match job.prefilter {
             None => {
-                out.copy_from_slice(&job.src[..job.nbytes]);
+                copy_bytes(out, &job.src[..job.nbytes]);
                 Ok(())
             }
             Some(pf) => {
@@ -832,6 +858,8 @@ impl Compressor {
         let limit = dest.limit();
         if nthreads <= 1 || job.nblocks <= 1 || job.nbytes < super::decompress::PARALLEL_MIN_BYTES {
             let mut sc = self.workers.scratch(0);
+            let mut copies = std::mem::take(&mut sc.raw);
+            copies.clear();
             let mut pos = start;
             for j in 0..job.nblocks {
                 // A block never takes more than its bound, so offering that much (or what is
@@ -840,12 +868,21 @@ impl Compressor {
                 if !training {
                     put_i32(out, hlen + 4 * j, pos as i32);
                 }
-                let n = compress_block(job, j, 0, &mut out[pos..], &mut sc)?;
+                let deferred = Deferred { copies: &mut copies, at: pos };
+                let n = compress_block(job, j, 0, &mut out[pos..], &mut sc, Some(deferred))?;
                 if n == 0 {
-                    return Ok(0);
+                    pos = 0;
+                    break;
                 }
                 pos += n;
             }
+            if pos > 0 {
+                let out = dest.upto(pos);
+                for &(from, len, at) in &copies {
+                    copy_bytes(&mut out[at..at + len], &job.src[from..from + len]);
+                }
+            }
+            sc.raw = copies;
             return Ok(pos);
         }
         // Parallel: each thread compresses its blocks into its own arena (kept between calls,
@@ -872,7 +909,7 @@ impl Compressor {
                 if arena.len() < used + bound {
                     arena.resize(used + bound, 0);
                 }
-                match compress_block(job, j, tid, &mut arena[used..used + bound], &mut sc) {
+                match compress_block(job, j, tid, &mut arena[used..used + bound], &mut sc, None) {
                     Ok(0) => failed.store(true, Ordering::Relaxed),
                     Ok(n) => {
                         if total.fetch_add(n, Ordering::Relaxed) + n > limit {
@@ -933,7 +970,7 @@ impl Compressor {
             let sc = self.workers.scratch(tid);
             for (at, out) in own {
                 let n = out.len();
-                out.copy_from_slice(&sc.out[at..at + n]);
+                copy_bytes(out, &sc.out[at..at + n]);
             }
         };
         self.workers.run(nthreads, &copy_own)?;
@@ -1210,6 +1247,41 @@ mod tests {
         assert_eq!(&d[296..], &300i32.to_le_bytes()[..4]);
         let d = dict_from_samples(Codec::Lz4, &samples, &[300], 300, 75).unwrap();
         assert!(d == samples[..300], "past the dictionary: untouched");
+    }
+
+    /// Raw streams among compressed ones: a one-thread compression copies them last (see
+    /// `Deferred`), and writes the same chunk as two threads, which copy them at once.
+    #[test]
+    fn deferred_raw_streams_are_stored() {
+        let nbytes = 512 << 10;
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        let src: Vec<u8> = (0..nbytes)
+            .map(|i| {
+                if (i / (16 << 10)) % 2 == 0 {
+                    (i / 64) as u8
+                } else {
+                    x ^= x << 13;
+                    x ^= x >> 7;
+                    x ^= x << 17;
+                    x as u8
+                }
+            })
+            .collect();
+        let mut chunks = Vec::new();
+        for nthreads in [1i16, 2] {
+            let p = CompressParams { blocksize: 16 << 10, nthreads, ..params([0; MAX_FILTERS], [0; MAX_FILTERS], 4) };
+            let mut c = Compressor::new(p);
+            let mut chunk = vec![0u8; nbytes + MAX_OVERHEAD];
+            let n = c.compress(&src, &mut chunk).expect("compress");
+            assert!(n > nbytes / 2 && n < nbytes, "half raw, half compressed: {n} bytes");
+            chunk.truncate(n);
+            let mut d = Decompressor::new(DecompressParams::default());
+            let mut out = vec![0u8; nbytes];
+            assert_eq!(d.decompress(&chunk, &mut out), Ok(nbytes));
+            assert!(out == src, "{nthreads} thread(s)");
+            chunks.push(chunk);
+        }
+        assert!(chunks[0] == chunks[1]);
     }
 
     #[test]

@@ -2,6 +2,7 @@
 //! chunks, memcpyed chunks, dictionaries and variable-length blocks. Every offset and length
 //! taken from the chunk is checked against the buffer before use.
 
+use crate::copy::copy_bytes;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -439,11 +440,11 @@ impl Decompressor {
             let start = view.hlen + offset;
             if let Some(t) = &view.lazy {
                 t.fetch_memcpyed_block_into(self.lazy.as_deref(), j, start as i64, bsize, &mut sc.lazy)?;
-                out.copy_from_slice(&sc.lazy);
+                copy_bytes(out, &sc.lazy);
                 return Ok(());
             }
             let chunk = view.src.get(start..start + bsize).ok_or(Error::ReadBuffer)?;
-            out.copy_from_slice(chunk);
+            copy_bytes(out, chunk);
             return Ok(());
         }
         // Where this block's streams are, fetching them from disk for lazy chunks (into this
@@ -544,7 +545,7 @@ impl Decompressor {
                 }
                 let cdata = &bsrc[pos..end];
                 if cdata.len() == target.len() {
-                    target.copy_from_slice(cdata);
+                    copy_bytes(target, cdata);
                 } else {
                     decode_stream(view, cdata, target, cscratch, &dict, &self.call)?;
                 }
@@ -570,7 +571,7 @@ impl Decompressor {
                 }
                 let cdata = &bsrc[pos..pos + csize];
                 if csize == neblock {
-                    target.copy_from_slice(cdata);
+                    copy_bytes(target, cdata);
                 } else {
                     decode_stream(view, cdata, target, cscratch, &dict, &self.call)?;
                 }
@@ -652,7 +653,7 @@ impl Decompressor {
                 Special::Uninit => {}
                 Special::None => {
                     let s = view.hlen + start;
-                    dest.copy_from_slice(view.src.get(s..s + nbytes).ok_or(Error::ReadBuffer)?);
+                    copy_bytes(dest, view.src.get(s..s + nbytes).ok_or(Error::ReadBuffer)?);
                 }
             }
             return Ok(nbytes);
@@ -686,7 +687,7 @@ impl Decompressor {
                     result = Err(e);
                     break;
                 }
-                dest[written..written + to - from].copy_from_slice(&block[from..to]);
+                copy_bytes(&mut dest[written..written + to - from], &block[from..to]);
             }
             written += to - from;
         }

@@ -24,14 +24,16 @@
 //! * With several threads, blocks land in the chunk in the order they finish (the block
 //!   starts say where), so the bytes vary from run to run but the sizes do not.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
+use crate::copy::copy_bytes;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 use super::blocksize::clevel_block;
 use super::workers::Workers;
-use crate::codecs::{self, blosclz, lz4, snappy, zlib, CodecScratch, DDict};
+use crate::codecs::{self, blosclz, lz4, snappy, CodecScratch, DDict};
 use crate::error::{Error, Result};
 use crate::filters;
+use crate::threads::Reserved;
 
 /// The format version c-blosc 1.x writes and the only one it reads.
 pub const VERSION_FORMAT: u8 = 2;
@@ -503,7 +505,7 @@ impl Context1 {
     /// (a raw chunk with several threads is copied by all of them, as in c-blosc 1.x).
     fn copy(&mut self, parallel: bool, nthreads: i32, src: &[u8], dest: &mut [u8]) -> Result<()> {
         if !parallel || src.len() < 1 << 20 {
-            dest.copy_from_slice(src);
+            copy_bytes(dest, src);
             return Ok(());
         }
         let n = nthreads as usize;
@@ -515,12 +517,15 @@ impl Context1 {
             if let Some(p) = parts.get(tid) {
                 let mut p = p.lock().unwrap_or_else(|e| e.into_inner());
                 let (s, d) = &mut *p;
-                d.copy_from_slice(s);
+                copy_bytes(d, s);
             }
         })
     }
 
-    /// Blocks compressed by `nthreads` workers, each placed in `dest` when it is done.
+    /// Blocks compressed by `nthreads` workers, each taking the next place in `dest` when it
+    /// is done (c-blosc 1.x's order, so its sizes and its give-up point). The places come
+    /// from an atomic counter and each worker copies its block in without holding a lock
+    /// (copying under the lock that handed out the places serialised the copies).
     fn compress_parallel(
         &mut self,
         plan: &Plan,
@@ -529,62 +534,62 @@ impl Context1 {
         dest: &mut [u8],
     ) -> Result<usize> {
         self.ensure_threads(nthreads)?;
-        let destsize = dest.len();
         let starts_end = HEADER_LEN + 4 * plan.nblocks;
-        if starts_end > destsize {
+        if starts_end > dest.len() {
             return Ok(0);
         }
         // A worker's block is at most this long (the room c-blosc 1.x gives it).
         let ebsize = plan.blocksize + plan.typesize * 4;
         let next = AtomicUsize::new(0);
-        // (bytes placed so far, outcome: None = still going, Some(0) = gave up).
-        let shared = Mutex::new((starts_end, None::<Result<usize>>, dest));
+        let failed = AtomicBool::new(false);
+        let error: Mutex<Option<Error>> = Mutex::new(None);
+        // Where each block went (0: not placed).
+        let starts: Vec<AtomicUsize> = (0..plan.nblocks).map(|_| AtomicUsize::new(0)).collect();
+        let places = Reserved::new(dest, starts_end);
         let threads = &self.threads;
         self.workers.run(nthreads, &|tid| {
             let mut bs = thread_scratch(threads, tid);
             let bs = &mut *bs;
             let mut out = std::mem::take(&mut bs.out);
             out.resize(ebsize, 0);
-            loop {
+            while !failed.load(Ordering::Relaxed) {
                 let j = next.fetch_add(1, Ordering::Relaxed);
                 if j >= plan.nblocks {
-                    break;
-                }
-                if shared.lock().unwrap_or_else(|e| e.into_inner()).1.is_some() {
                     break;
                 }
                 let len = plan.block_len(j, src.len());
                 let block = &src[j * plan.blocksize..j * plan.blocksize + len];
                 let leftover = plan.leftover > 0 && j + 1 == plan.nblocks;
-                let r = compress_block(plan, block, leftover, &mut out, 0, ebsize, bs, None);
-                let mut guard = shared.lock().unwrap_or_else(|e| e.into_inner());
-                let (pos, outcome, dest) = &mut *guard;
-                if outcome.is_some() {
-                    break;
-                }
-                match r {
+                match compress_block(plan, block, leftover, &mut out, 0, ebsize, bs, None) {
                     Err(e) => {
-                        *outcome = Some(Err(e));
-                        break;
+                        *error.lock().unwrap_or_else(|e| e.into_inner()) = Some(e);
+                        failed.store(true, Ordering::Relaxed);
                     }
-                    Ok(n) if n == 0 || *pos + n > destsize => {
-                        *outcome = Some(Ok(0));
-                        break;
-                    }
-                    Ok(n) => {
-                        put_i32(dest, HEADER_LEN + 4 * j, *pos);
-                        dest[*pos..*pos + n].copy_from_slice(&out[..n]);
-                        *pos += n;
-                    }
+                    Ok(n) => match places.take(n).filter(|_| n > 0) {
+                        Some((at, place)) => {
+                            copy_bytes(place, &out[..n]);
+                            starts[j].store(at, Ordering::Relaxed);
+                        }
+                        None => failed.store(true, Ordering::Relaxed),
+                    },
                 }
             }
             bs.out = out;
         })?;
-        let (pos, outcome, _) = shared.into_inner().unwrap_or_else(|e| e.into_inner());
-        match outcome {
-            Some(r) => r,
-            None => Ok(pos),
+        let end = places.end();
+        if let Some(e) = error.into_inner().unwrap_or_else(|e| e.into_inner()) {
+            return Err(e);
         }
+        if failed.load(Ordering::Relaxed) {
+            return Ok(0);
+        }
+        for (j, at) in starts.iter().enumerate() {
+            match at.load(Ordering::Relaxed) {
+                0 => return Err(Error::Failure),
+                at => put_i32(dest, HEADER_LEN + 4 * j, at),
+            }
+        }
+        Ok(end)
     }
 
     /// Decompress a c-blosc 1.x chunk into `dest` with c-blosc 1.21.3's checks. `src` holds
@@ -738,14 +743,14 @@ impl Context1 {
             }
             if hdr.memcpyed() {
                 let at = HEADER_LEN + j * bs as usize;
-                dest[written..written + n].copy_from_slice(&src[at + a..at + b]);
+                copy_bytes(&mut dest[written..written + n], &src[at + a..at + b]);
             } else {
                 let len = if j + 1 == nblocks && leftover > 0 { leftover } else { bs as usize };
                 block.resize(len, 0);
                 decode_block(&hdr, src, j, &mut block, scratch)?;
                 // A short last block: c-blosc 1.x copies from its block-sized scratch.
                 let have = b.min(len);
-                dest[written..written + have.saturating_sub(a)].copy_from_slice(&block[a.min(have)..have]);
+                copy_bytes(&mut dest[written..written + have.saturating_sub(a)], &block[a.min(have)..have]);
                 dest[written + have.saturating_sub(a)..written + n].fill(0);
             }
             written += n;
@@ -781,7 +786,7 @@ fn compress_serial(plan: &Plan, src: &[u8], dest: &mut [u8], scratch: &mut Block
     let r = place_blocks(plan, src, dest, scratch, &mut raw);
     if matches!(r, Ok(n) if n > 0) {
         for &(from, len, at) in &raw {
-            dest[at..at + len].copy_from_slice(&src[from..from + len]);
+            copy_bytes(&mut dest[at..at + len], &src[from..from + len]);
         }
     }
     scratch.raw = raw;
@@ -852,7 +857,7 @@ fn compress_block(
         if (bsize / ts).is_multiple_of(8) {
             filters::bitshuffle(ts, block, &mut scratch.filtered).map_err(|_| Error::Failure)?;
         } else {
-            scratch.filtered.copy_from_slice(block);
+            copy_bytes(&mut scratch.filtered, block);
         }
         &scratch.filtered
     } else {
@@ -883,9 +888,9 @@ fn compress_block(
         let n = match plan.codec {
             Codec1::BloscLz => blosclz::compress_v1(clevel as i32, part, dst, plan.split()),
             Codec1::Lz4 => lz4::compress(part, dst, 10 - clevel as i32).map_err(|_| Error::Failure)?,
-            Codec1::Lz4Hc => lz4::compress_hc(part, dst, clevel).map_err(|_| Error::Failure)?,
+            Codec1::Lz4Hc => scratch.codec.lz4hc.compress(part, dst, clevel).map_err(|_| Error::Failure)?,
             Codec1::Snappy => snappy_compress(part, dst),
-            Codec1::Zlib => zlib::compress(part, dst, clevel),
+            Codec1::Zlib => scratch.codec.zlib.compress(part, dst, clevel),
             Codec1::Zstd => scratch.codec.zstd.compress(part, dst, clevel),
         };
         if n > maxout {
@@ -898,7 +903,7 @@ fn compress_block(
             }
             match deferred.as_mut() {
                 Some(d) if unfiltered => d.list.push((d.src_start + k * neblock, neblock, pos)),
-                _ => out[pos..pos + neblock].copy_from_slice(part),
+                _ => copy_bytes(&mut out[pos..pos + neblock], part),
             }
             neblock
         } else {
@@ -959,7 +964,7 @@ fn decode_block(hdr: &Header1, src: &[u8], j: usize, out: &mut [u8], scratch: &m
             let stream = &src[off as usize..(off + csize) as usize];
             let dst = &mut target[k * neblock..(k + 1) * neblock];
             if csize as usize == neblock {
-                dst.copy_from_slice(stream);
+                copy_bytes(dst, stream);
             } else {
                 codecs::decompress_stream(hdr.format(), stream, dst, &mut scratch.codec, &DDict::None)
                     .map_err(|_| Error::Stream)?;

@@ -101,6 +101,57 @@ pub fn compress_hc(src: &[u8], dest: &mut [u8], clevel: u8) -> Result<usize> {
     Ok(n as usize)
 }
 
+/// An LZ4HC stream state kept between compressions. `LZ4_compress_HC` allocates and clears
+/// 256 KiB of tables for every stream; a kept state is reset with `LZ4_resetStreamHC_fast`,
+/// which leaves the old table entries in place but out of reach (they sit before the new
+/// stream's lowest index, as entries of a cleared table do), so the output is the same.
+#[derive(Default)]
+pub struct Lz4HcState {
+    /// The `LZ4_streamHC_t`, 8-byte aligned; empty until the first compression.
+    buf: Vec<u64>,
+}
+
+impl Lz4HcState {
+    /// Nothing allocated yet; usable in a `static`.
+    pub const fn new() -> Lz4HcState {
+        Lz4HcState { buf: Vec::new() }
+    }
+
+    /// LZ4HC at level `clevel`, the bytes `LZ4_compress_HC` writes; `Ok(0)` when the output
+    /// does not fit in `dest`. Inputs over 2 GiB are [`Error::TwoGbLimit`].
+    pub fn compress(&mut self, src: &[u8], dest: &mut [u8], clevel: u8) -> Result<usize> {
+        if src.len() > i32::MAX as usize {
+            return Err(Error::TwoGbLimit);
+        }
+        // SAFETY: LZ4 sizes its own state; the buffer is 8-byte aligned, initialised by
+        // LZ4_initStreamHC once and only used through LZ4's functions afterwards; the
+        // slices give valid pointers and their lengths.
+        let n = unsafe {
+            if self.buf.is_empty() {
+                let size = LZ4_sizeofStateHC() as usize;
+                self.buf = vec![0u64; size.div_ceil(8)];
+                if LZ4_initStreamHC(self.buf.as_mut_ptr() as *mut c_void, size).is_null() {
+                    self.buf = Vec::new();
+                    return Err(Error::MemoryAlloc);
+                }
+            }
+            let s = self.buf.as_mut_ptr() as *mut c_void;
+            LZ4_resetStreamHC_fast(s, clevel as c_int);
+            LZ4_compress_HC_continue(
+                s,
+                src.as_ptr() as *const c_char,
+                dest.as_mut_ptr() as *mut c_char,
+                src.len() as c_int,
+                clamp_len(dest.len()),
+            )
+        };
+        if n < 0 {
+            return Err(Error::Data);
+        }
+        Ok(n as usize)
+    }
+}
+
 /// Compress with a dictionary (`use_dict` with lz4/lz4hc): a fresh stream that knows only
 /// the dictionary, so each stream decodes on its own. LZ4 takes the reference's acceleration
 /// `10 - clevel`, LZ4HC the clevel.
@@ -224,6 +275,32 @@ mod tests {
         // The bundled version (a system-codecs build reports the system library's).
         if cfg!(not(feature = "system-codecs")) {
             assert_eq!(version(), "1.10.0");
+        }
+    }
+
+    /// The kept state writes what `LZ4_compress_HC` writes, for every level, for streams
+    /// larger than LZ4's 64 KiB window, after a stream that did not fit (which leaves the
+    /// state dirty) and after other data.
+    #[test]
+    fn kept_hc_state_writes_what_compress_hc_writes() {
+        let inputs: Vec<Vec<u8>> = vec![
+            (0..200_000u32).map(|i| (i % 251) as u8 ^ (i >> 11) as u8).collect(),
+            (0..20_000u32).flat_map(|i| (i * 3).to_le_bytes()).collect(),
+            (0..50_000u32).map(|i| (i.wrapping_mul(2_654_435_761) >> 24) as u8).collect(),
+            (0..3_000u32).map(|i| (i / 10) as u8).collect(),
+        ];
+        let mut state = Lz4HcState::new();
+        let mut tiny = [0u8; 16];
+        for level in [9u8, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 1] {
+            for src in &inputs {
+                let mut a = vec![0u8; src.len() + src.len() / 200 + 64];
+                let mut b = a.clone();
+                let na = compress_hc(src, &mut a, level).unwrap();
+                let nb = state.compress(src, &mut b, level).unwrap();
+                assert!(na > 0);
+                assert_eq!(&a[..na], &b[..nb], "level {level}, {} bytes", src.len());
+                assert_eq!(state.compress(src, &mut tiny, level).unwrap(), 0);
+            }
         }
     }
 

@@ -133,17 +133,26 @@ pub fn complib_name(format: u8) -> Option<&'static str> {
     }
 }
 
-/// Per-thread codec state reused between blocks (zstd contexts are costly to create).
+/// Per-thread codec state reused between blocks: zstd contexts are costly to create, and
+/// LZ4HC and zlib would otherwise allocate and clear a few hundred KiB for every stream.
 #[derive(Default)]
 pub struct CodecScratch {
     /// zstd compression and decompression contexts.
     pub zstd: zstd::ZstdState,
+    /// The LZ4HC stream state (without a dictionary).
+    pub lz4hc: lz4::Lz4HcState,
+    /// The deflate stream.
+    pub zlib: zlib::ZlibState,
 }
 
 impl CodecScratch {
     /// Nothing allocated yet; usable in a `static`.
     pub const fn new() -> CodecScratch {
-        CodecScratch { zstd: zstd::ZstdState::new() }
+        CodecScratch {
+            zstd: zstd::ZstdState::new(),
+            lz4hc: lz4::Lz4HcState::new(),
+            zlib: zlib::ZlibState::new(),
+        }
     }
 }
 
@@ -175,9 +184,9 @@ pub fn compress_stream(
         },
         Codec::Lz4Hc => match dict {
             Dict::Lz4(d) => lz4::compress_with_dict(src, dest, d, true, clevel),
-            _ => lz4::compress_hc(src, dest, clevel),
+            _ => scratch.lz4hc.compress(src, dest, clevel),
         },
-        Codec::Zlib => Ok(zlib::compress(src, dest, clevel)),
+        Codec::Zlib => Ok(scratch.zlib.compress(src, dest, clevel)),
         Codec::Zstd => match dict {
             Dict::Zstd(cd) => Ok(scratch.zstd.compress_with_dict(src, dest, cd)),
             _ => Ok(scratch.zstd.compress(src, dest, clevel)),

@@ -5,6 +5,7 @@
 //! then copy the trailing `len % typesize` bytes. All kernels compute the same transpose,
 //! so the output does not depend on the instruction set.
 
+use crate::copy::copy_bytes;
 use super::Isa;
 
 /// Elements per cache block of the scalar loops, given the type size: keeps the source
@@ -21,7 +22,7 @@ pub(crate) fn shuffle_with(isa: Isa, typesize: usize, src: &[u8], dest: &mut [u8
         "shuffle: source and destination lengths differ"
     );
     if typesize <= 1 {
-        dest.copy_from_slice(src);
+        copy_bytes(dest, src);
         return;
     }
     let n = src.len() / typesize;
@@ -40,7 +41,7 @@ pub(crate) fn unshuffle_with(isa: Isa, typesize: usize, src: &[u8], dest: &mut [
         "unshuffle: source and destination lengths differ"
     );
     if typesize <= 1 {
-        dest.copy_from_slice(src);
+        copy_bytes(dest, src);
         return;
     }
     let n = src.len() / typesize;

@@ -1,0 +1,53 @@
+//! Copying bytes between buffers without `memcpy`'s worst case.
+//!
+//! glibc's `memcpy` moves mid-sized buffers (a few KiB up to about its non-temporal
+//! threshold) with `rep movsb`. On AMD Zen 3/4 processors that instruction slows down about
+//! fifteenfold when the destination starts a few bytes after the source modulo 4 KiB (their
+//! page offsets nearly alias): measured on this project's machine, a 64 KiB copy runs at
+//! 3.4 GB/s with the destination 4 bytes past the source's page offset, 57 GB/s otherwise.
+//! Chunks hit that often: a stream is copied to just after a 4-byte size, a block to just
+//! after a header, between buffers that the allocator aligned alike. Such copies are made
+//! in pieces small enough for glibc's vector loops, which do not slow down.
+
+/// Piece size for nearly aliased copies: under every glibc `rep movsb` threshold (at least
+/// 2 KiB), and as fast as one call at any distance (measured).
+const PIECE: usize = 1024;
+
+/// Copy `src` into `dest`, which must have the same length (as `copy_from_slice`).
+#[inline]
+pub fn copy_bytes(dest: &mut [u8], src: &[u8]) {
+    let distance = (dest.as_ptr() as usize).wrapping_sub(src.as_ptr() as usize) % 4096;
+    if src.len() <= 2 * PIECE || distance == 0 || distance >= 64 || dest.len() != src.len() {
+        // (A length mismatch panics here, as copy_from_slice does.)
+        dest.copy_from_slice(src);
+        return;
+    }
+    for (d, s) in dest.chunks_mut(PIECE).zip(src.chunks(PIECE)) {
+        d.copy_from_slice(s);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every length and distance copies the bytes exactly (pieces included).
+    #[test]
+    fn copies_at_every_distance() {
+        let src: Vec<u8> = (0..20_000u32).map(|i| (i * 7 + i / 251) as u8).collect();
+        let mut buf = vec![0u8; 8192 + 20_000 + 4096];
+        for len in [0, 1, 2048, 2049, 5000, 20_000] {
+            for shift in [0usize, 1, 4, 17, 63, 64, 100, 4095] {
+                // Place the destination `shift` bytes past the source's page offset.
+                let base = (buf.as_ptr() as usize) % 4096;
+                let want = (src.as_ptr() as usize + shift) % 4096;
+                let at = (want + 4096 - base) % 4096;
+                buf.iter_mut().for_each(|b| *b = 0xAA);
+                copy_bytes(&mut buf[at..at + len], &src[..len]);
+                assert_eq!(&buf[at..at + len], &src[..len], "len {len}, shift {shift}");
+                assert!(buf[..at].iter().all(|&b| b == 0xAA));
+                assert!(buf[at + len..].iter().all(|&b| b == 0xAA));
+            }
+        }
+    }
+}

@@ -34,6 +34,51 @@ pub fn copy_bytes(dest: &mut [u8], src: &[u8]) {
     }
 }
 
+/// Copies from a compressor's source into its chunk, left for last. A compressor stores a
+/// stream that does not compress raw; for a block no filter changed, that stream is a range
+/// of the source, so it can be copied once the chunk is known to fit. When it does not
+/// (poorly compressible data, the usual case for raw streams), the whole buffer is stored
+/// instead and copying the streams first would only have doubled the work.
+#[derive(Default)]
+pub(crate) struct DeferredCopies {
+    /// `(offset in the source, length, offset in the chunk)`.
+    list: Vec<(usize, usize, usize)>,
+}
+
+impl DeferredCopies {
+    pub(crate) const fn new() -> DeferredCopies {
+        DeferredCopies { list: Vec::new() }
+    }
+
+    pub(crate) fn clear(&mut self) {
+        self.list.clear();
+    }
+
+    /// Make the recorded copies from `src` into `chunk`.
+    pub(crate) fn apply(&self, src: &[u8], chunk: &mut [u8]) {
+        for &(from, len, at) in &self.list {
+            copy_bytes(&mut chunk[at..at + len], &src[from..from + len]);
+        }
+    }
+}
+
+/// Where one block's deferred copies go: offsets given relative to the block (in the source)
+/// and to the block's output (in the chunk) are made absolute.
+pub(crate) struct Deferred<'a> {
+    pub(crate) copies: &'a mut DeferredCopies,
+    /// Offset of the block in the source.
+    pub(crate) src: usize,
+    /// Offset in the chunk of the output the block is written to.
+    pub(crate) chunk: usize,
+}
+
+impl Deferred<'_> {
+    /// Record the copy of `len` bytes at `from` in the block to `at` in its output.
+    pub(crate) fn record(&mut self, from: usize, len: usize, at: usize) {
+        self.copies.list.push((self.src + from, len, self.chunk + at));
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

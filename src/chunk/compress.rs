@@ -2,7 +2,7 @@
 //! every block (README_CHUNK_FORMAT.rst), with the reference's decisions on block size,
 //! splitting, runs, memcpy fallback and all-zero chunks.
 
-use crate::copy::copy_bytes;
+use crate::copy::{copy_bytes, Deferred};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -248,16 +248,6 @@ fn needs_decoded_reference(filters: &[u8; MAX_FILTERS], has_prefilter: bool) -> 
     filters.contains(&DELTA) && (has_prefilter || !filters.iter().all(|&f| exact(f)))
 }
 
-/// Raw streams that [`compress_block`] leaves to its caller to copy from the source:
-/// `(offset in the source, length, offset in the chunk)`. When a chunk of poorly
-/// compressible data turns out too large, it is stored whole instead (memcpyed); copying its
-/// raw streams first would only have doubled the work.
-struct Deferred<'v> {
-    copies: &'v mut Vec<(usize, usize, usize)>,
-    /// Offset in the chunk of the `out` given to [`compress_block`].
-    at: usize,
-}
-
 /// Compress block `j` into `out` (whose length is the space left in the chunk). Returns the
 /// bytes written, or 0 when the block does not fit. With `deferred`, the raw streams of a
 /// block that no filter changed are recorded there instead of copied (their room is checked
@@ -343,7 +333,7 @@ fn compress_block(
                 return Ok(0);
             }
             match deferred.as_mut() {
-                Some(d) => d.copies.push((j * job.blocksize + s * neblock, neblock, d.at + pos)),
+                Some(d) => d.record(s * neblock, neblock, pos),
                 None => copy_bytes(&mut out[pos..pos + neblock], stream),
             }
             neblock
@@ -868,7 +858,7 @@ impl Compressor {
                 if !training {
                     put_i32(out, hlen + 4 * j, pos as i32);
                 }
-                let deferred = Deferred { copies: &mut copies, at: pos };
+                let deferred = Deferred { copies: &mut copies, src: j * job.blocksize, chunk: pos };
                 let n = compress_block(job, j, 0, &mut out[pos..], &mut sc, Some(deferred))?;
                 if n == 0 {
                     pos = 0;
@@ -877,10 +867,7 @@ impl Compressor {
                 pos += n;
             }
             if pos > 0 {
-                let out = dest.upto(pos);
-                for &(from, len, at) in &copies {
-                    copy_bytes(&mut out[at..at + len], &job.src[from..from + len]);
-                }
+                copies.apply(job.src, dest.upto(pos));
             }
             sc.raw = copies;
             return Ok(pos);

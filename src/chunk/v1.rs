@@ -24,7 +24,7 @@
 //! * With several threads, blocks land in the chunk in the order they finish (the block
 //!   starts say where), so the bytes vary from run to run but the sizes do not.
 
-use crate::copy::copy_bytes;
+use crate::copy::{copy_bytes, Deferred, DeferredCopies};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Mutex;
 
@@ -387,12 +387,12 @@ struct BlockScratch {
     out: Vec<u8>,
     codec: CodecScratch,
     /// Raw streams whose copy [`compress_serial`] defers.
-    raw: Vec<(usize, usize, usize)>,
+    raw: DeferredCopies,
 }
 
 impl BlockScratch {
     const fn new() -> BlockScratch {
-        BlockScratch { filtered: Vec::new(), out: Vec::new(), codec: CodecScratch::new(), raw: Vec::new() }
+        BlockScratch { filtered: Vec::new(), out: Vec::new(), codec: CodecScratch::new(), raw: DeferredCopies::new() }
     }
 }
 
@@ -774,20 +774,14 @@ fn thread_scratch(threads: &[Mutex<BlockScratch>], tid: usize) -> std::sync::Mut
     threads[tid].lock().unwrap_or_else(|e| e.into_inner())
 }
 
-/// Compress the blocks one after the other into `dest`.
-///
-/// Streams of unfiltered blocks that do not compress are stored raw: their copies from `src`
-/// are made at the end, once the chunk is known to fit. When it does not (incompressible
-/// data, the usual case for raw streams), the caller stores the whole buffer raw instead, and
-/// copying the streams first would only have doubled the work.
+/// Compress the blocks one after the other into `dest`; raw streams of unfiltered blocks are
+/// copied at the end, once the chunk is known to fit (see [`DeferredCopies`]).
 fn compress_serial(plan: &Plan, src: &[u8], dest: &mut [u8], scratch: &mut BlockScratch) -> Result<usize> {
     let mut raw = std::mem::take(&mut scratch.raw);
     raw.clear();
     let r = place_blocks(plan, src, dest, scratch, &mut raw);
     if matches!(r, Ok(n) if n > 0) {
-        for &(from, len, at) in &raw {
-            copy_bytes(&mut dest[at..at + len], &src[from..from + len]);
-        }
+        raw.apply(src, dest);
     }
     scratch.raw = raw;
     r
@@ -800,7 +794,7 @@ fn place_blocks(
     src: &[u8],
     dest: &mut [u8],
     scratch: &mut BlockScratch,
-    raw: &mut Vec<(usize, usize, usize)>,
+    raw: &mut DeferredCopies,
 ) -> Result<usize> {
     let destsize = dest.len();
     let mut pos = HEADER_LEN + 4 * plan.nblocks;
@@ -813,7 +807,7 @@ fn place_blocks(
         let start = j * plan.blocksize;
         let block = &src[start..start + len];
         let leftover = plan.leftover > 0 && j + 1 == plan.nblocks;
-        let deferred = Deferred { list: &mut *raw, src_start: start };
+        let deferred = Deferred { copies: &mut *raw, src: start, chunk: 0 };
         let n = compress_block(plan, block, leftover, dest, pos, destsize, scratch, Some(deferred))?;
         if n == 0 {
             return Ok(0);
@@ -821,14 +815,6 @@ fn place_blocks(
         pos += n;
     }
     Ok(pos)
-}
-
-/// Where [`compress_block`] records the raw streams it leaves to its caller to copy:
-/// `(offset in the source buffer, length, position in the destination)`.
-struct Deferred<'a> {
-    list: &'a mut Vec<(usize, usize, usize)>,
-    /// Offset of the block in the source buffer.
-    src_start: usize,
 }
 
 /// Filter and compress one block into `out` at `pos`, using at most `maxbytes - pos` bytes
@@ -902,7 +888,7 @@ fn compress_block(
                 return Ok(0);
             }
             match deferred.as_mut() {
-                Some(d) if unfiltered => d.list.push((d.src_start + k * neblock, neblock, pos)),
+                Some(d) if unfiltered => d.record(k * neblock, neblock, pos),
                 _ => copy_bytes(&mut out[pos..pos + neblock], part),
             }
             neblock

@@ -19,8 +19,8 @@ pub struct Scratch {
     pub block: Vec<u8>,
     /// A lazy chunk's block as read from disk.
     pub lazy: Vec<u8>,
-    /// Raw streams whose copy a serial compression defers (see `compress.rs`).
-    pub raw: Vec<(usize, usize, usize)>,
+    /// Raw streams whose copy a serial compression defers.
+    pub(crate) raw: crate::copy::DeferredCopies,
 }
 
 /// The worker threads of one compression or decompression context and their scratch areas.

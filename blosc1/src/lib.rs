@@ -527,12 +527,11 @@ pub unsafe extern "C" fn blosc_get_complib_info(compname: *const c_char, complib
         // SAFETY: null or a C string.
         let format = unsafe { c_bytes(compname) }.and_then(v1::name_to_format);
         let info = format.map(|f| {
+            // c-blosc 1.21.3 names the BloscLZ of its own sources; the other libraries are
+            // the same as libblosc2's.
             let ver = match f {
                 0 => BLOSCLZ_VERSION.to_string(),
-                1 => blosc2::codecs::lz4::version(),
-                3 => blosc2::codecs::zlib::version(),
-                4 => blosc2::codecs::zstd::version(),
-                _ => "unknown".to_string(),
+                _ => blosc2::codecs::complib_version(f).unwrap_or_else(|| "unknown".to_string()),
             };
             (v1::format_lib_name(f).unwrap_or(""), ver)
         });

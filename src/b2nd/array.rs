@@ -324,12 +324,7 @@ impl Array {
     pub fn concatenate(&mut self, other: &mut Array, axis: usize) -> Result<()> {
         let g1 = self.layout.geometry.clone();
         let g2 = other.layout.geometry.clone();
-        if axis >= g1.ndim || g1.ndim != g2.ndim || self.typesize() != other.typesize() {
-            return Err(Error::InvalidParam);
-        }
-        if (0..g1.ndim).any(|i| i != axis && g1.shape[i] != g2.shape[i]) {
-            return Err(Error::InvalidParam);
-        }
+        ops::check_concatenation(&g1, self.typesize(), &g2, other.typesize(), axis)?;
         let (dst, src) = (Own::new(&mut self.sc), Own::new(&mut other.sc));
         ops::concat_into(&dst, &mut self.layout, &src, &mut other.layout, axis, g1.chunkshape(), g1.shape[axis])
     }

@@ -62,6 +62,13 @@ impl Layout {
         Ok(l)
     }
 
+    /// Whether a copy chunked as `chunkshape` / `blockshape` can take this array's frame as
+    /// it is: the same chunking, and not a view (a view's super-chunk describes the viewed
+    /// array, so its items are copied instead).
+    pub fn copies_as_frame(&self, chunkshape: &[i32], blockshape: &[i32]) -> bool {
+        !self.view && self.geometry.chunkshape() == chunkshape && self.geometry.blockshape() == blockshape
+    }
+
     /// The same chunks seen without the dimensions marked in `drop` (each of length 1).
     pub fn squeezed(&self, drop: &[bool]) -> Result<Layout> {
         let g = &self.geometry;
@@ -155,6 +162,16 @@ mod tests {
 
     fn layout(shape: &[i64], chunk: &[i32], block: &[i32]) -> Layout {
         Layout::new(Geometry::new(shape, chunk, block).unwrap(), Some(b"<f8".to_vec()), 0)
+    }
+
+    #[test]
+    fn frames_are_copied_only_with_the_same_chunking_and_not_from_views() {
+        let mut l = layout(&[10, 7], &[5, 7], &[5, 3]);
+        assert!(l.copies_as_frame(&[5, 7], &[5, 3]));
+        assert!(!l.copies_as_frame(&[5, 7], &[5, 7]));
+        assert!(!l.copies_as_frame(&[10, 7], &[5, 3]));
+        l.view = true;
+        assert!(!l.copies_as_frame(&[5, 7], &[5, 3]));
     }
 
     #[test]

@@ -242,6 +242,27 @@ pub fn unravel(mut i: i64, dims: &[i64], out: &mut [i64]) {
     }
 }
 
+/// The multi-index of linear position `i` in a C-order array of `shape`, as
+/// `blosc2_unidim_to_multidim` gives it: the first index is not wrapped, so a position past
+/// the end shows up there, and a dimension of length 0 (or strides that overflow, which wrap)
+/// gives 0 instead of a division by zero.
+pub fn unravel_unbounded(i: i64, shape: &[i64], out: &mut [i64]) {
+    let n = shape.len().min(out.len());
+    let mut strides = vec![1i64; n];
+    for j in (0..n.saturating_sub(1)).rev() {
+        strides[j] = strides[j + 1].wrapping_mul(shape[j + 1]);
+    }
+    for j in 0..n {
+        let rem = if j == 0 { i } else { i.checked_rem(strides[j - 1]).unwrap_or(0) };
+        out[j] = rem.checked_div(strides[j]).unwrap_or(0);
+    }
+}
+
+/// The linear position of `index` with `strides` (wrapping, as the reference's C arithmetic).
+pub fn ravel(index: &[i64], strides: &[i64]) -> i64 {
+    index.iter().zip(strides).fold(0i64, |a, (x, s)| a.wrapping_add(x.wrapping_mul(*s)))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -282,5 +303,19 @@ mod tests {
         let mut o = [0i64; 3];
         unravel(23, &[2, 3, 4], &mut o);
         assert_eq!(o, [1, 2, 3]);
+    }
+
+    #[test]
+    fn unbounded_index_conversions() {
+        let mut idx = [0i64; 3];
+        unravel_unbounded(37, &[3, 4, 5], &mut idx);
+        assert_eq!(idx, [1, 3, 2]);
+        unravel_unbounded(100, &[3, 4, 5], &mut idx);
+        assert_eq!(idx, [5, 0, 0]);
+        // A zero length makes the strides before it zero: those indexes read 0.
+        unravel_unbounded(7, &[3, 0, 5], &mut idx);
+        assert_eq!(idx, [0, 0, 2]);
+        assert_eq!(ravel(&[1, 3, 2], &[20, 5, 1]), 37);
+        assert_eq!(ravel(&[], &[]), 0);
     }
 }

@@ -541,6 +541,19 @@ pub fn snapshot<H: Holder>(h: &H) -> Result<SuperChunk> {
     copy_to_in(h, &StorageSpec::default(), None, DecompressParams::default()).map_err(|_| Error::Failure)
 }
 
+/// Whether an array of geometry `a` (items of `a_typesize` bytes) can take the items of `b`
+/// after its own along `axis`: same number of dimensions and item size, the same length in
+/// every other dimension, and a joined length that fits. [`Error::InvalidParam`] when not.
+pub fn check_concatenation(a: &Geometry, a_typesize: usize, b: &Geometry, b_typesize: usize, axis: usize) -> Result<()> {
+    if axis >= a.ndim || a.ndim != b.ndim || a_typesize != b_typesize {
+        return Err(Error::InvalidParam);
+    }
+    if (0..a.ndim).any(|i| i != axis && a.shape[i] != b.shape[i]) {
+        return Err(Error::InvalidParam);
+    }
+    a.shape[axis].checked_add(b.shape[axis]).map(drop).ok_or(Error::InvalidParam)
+}
+
 /// Append the items of `src` (of `src_layout`, same shape as `dst` but along `axis`) after
 /// the `dst_len` items `dst` holds along `axis`: `dst` grows first. Chunks are copied as
 /// they are when both chunk grids line up, else item by item.

@@ -41,3 +41,56 @@ pub trait Tuner: Send + Sync {
     /// After a chunk was written, with the seconds it took. A negative return fails the call.
     fn after_chunk(&self, seconds: f64) -> i32;
 }
+
+/// Scratch memory for callbacks, one buffer per worker thread (the reference's `ttmp`):
+/// a prefilter or postfilter gets the buffer of the thread running it, grown to the size
+/// asked and kept for the next block.
+pub struct ThreadScratch(Vec<std::sync::Mutex<Vec<u8>>>);
+
+impl Default for ThreadScratch {
+    fn default() -> ThreadScratch {
+        ThreadScratch((0..64).map(|_| std::sync::Mutex::new(Vec::new())).collect())
+    }
+}
+
+impl ThreadScratch {
+    /// Run `f` with thread `tid`'s buffer, at least `size` bytes long. A buffer in use (the
+    /// callback re-entered this context, or two contexts' threads share a slot) is not
+    /// waited for: that call gets a buffer of its own, so no callback waits on a lock here.
+    pub fn with<R>(&self, tid: i32, size: usize, f: impl FnOnce(&mut [u8]) -> R) -> R {
+        let slot = &self.0[(tid.max(0) as usize) % self.0.len()];
+        let mut own = Vec::new();
+        let mut held = match slot.try_lock() {
+            Ok(g) => Some(g),
+            Err(std::sync::TryLockError::Poisoned(e)) => Some(e.into_inner()),
+            Err(std::sync::TryLockError::WouldBlock) => None,
+        };
+        let v = held.as_deref_mut().unwrap_or(&mut own);
+        if v.len() < size {
+            v.resize(size, 0);
+        }
+        f(v)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scratch_is_kept_per_thread_and_never_shared_while_in_use() {
+        let s = ThreadScratch::default();
+        let first = s.with(3, 100, |b| {
+            b[0] = 7;
+            b.as_ptr() as usize
+        });
+        // The same thread gets its buffer back, with what it left there.
+        assert_eq!(s.with(3, 10, |b| (b.as_ptr() as usize, b.len(), b[0])), (first, 100, 7));
+        // A re-entrant call gets a buffer of its own instead of waiting for the held one.
+        s.with(3, 8, |outer| {
+            let inner = s.with(3, 8, |b| b.as_ptr() as usize);
+            assert_ne!(inner, outer.as_ptr() as usize);
+        });
+        assert!(s.with(-1, 16, |b| b.len()) >= 16);
+    }
+}

@@ -133,6 +133,19 @@ pub fn complib_name(format: u8) -> Option<&'static str> {
     }
 }
 
+/// The version of the library behind a compression format, as `*_get_complib_info` reports
+/// it: the bundled BloscLZ's, or the linked lz4's, zlib's and zstd's own version strings.
+/// `None` for formats whose library reports none here (snappy, user codecs).
+pub fn complib_version(format: u8) -> Option<String> {
+    match format {
+        FORMAT_BLOSCLZ => Some(BLOSCLZ_VERSION.to_string()),
+        FORMAT_LZ4 => Some(lz4::version()),
+        FORMAT_ZLIB => Some(zlib::version()),
+        FORMAT_ZSTD => Some(zstd::version()),
+        _ => None,
+    }
+}
+
 /// Per-thread codec state reused between blocks: zstd contexts are costly to create, and
 /// LZ4HC and zlib would otherwise allocate and clear a few hundred KiB for every stream.
 #[derive(Default)]

@@ -959,13 +959,12 @@ pub unsafe extern "C" fn b2nd_get_slice(
 }
 
 fn copy_array(c: &mut Context, src: &mut b2nd_array_t) -> Result<*mut b2nd_array_t> {
-    let sg = on_array(src, |h, l| ops::refresh(h, l).map(|_| l.geometry.clone()))?;
+    let sl = on_array(src, |h, l| ops::refresh(h, l).map(|_| l.clone()))?;
+    let sg = &sl.geometry;
     let n = sg.ndim;
     c.ndim = n;
     c.shape[..n].copy_from_slice(sg.shape());
-    // A view's super-chunk describes the viewed array: copy its items instead.
-    let same = sg.chunkshape() == &c.chunkshape[..n] && sg.blockshape() == &c.blockshape[..n] && !is_view(src);
-    if same {
+    if sl.copies_as_frame(&c.chunkshape[..n], &c.blockshape[..n]) {
         let l = Layout::new(c.geometry()?, Some(c.dtype.clone()), c.dtype_format);
         let mut st = c.storage();
         let sc = copy_impl(src.sc, &mut st).map_err(|_| Error::Failure)?;
@@ -1160,13 +1159,7 @@ fn concatenate(
     store_back(s2, &l2);
     let (ts1, ts2) = (crate::b2nd::store::typesize(&released(s1.sc)?)?, crate::b2nd::store::typesize(&h2)?);
     let ax = axis_of(axis)?;
-    if ax >= g1.ndim || ts1 != ts2 || g1.ndim != l2.geometry.ndim {
-        return Err(Error::InvalidParam);
-    }
-    if (0..g1.ndim).any(|i| i != ax && g1.shape[i] != l2.geometry.shape[i]) {
-        return Err(Error::InvalidParam);
-    }
-    g1.shape[ax].checked_add(l2.geometry.shape[ax]).ok_or(Error::InvalidParam)?;
+    ops::check_concatenation(&g1, ts1, &l2.geometry, ts2, ax)?;
     // Joining an array to itself in place: the resize moves the chunks being read, so read
     // them from a snapshot.
     let mut snapshot = if !copy && s1.sc == s2.sc { Some(ops::snapshot(&h2)?) } else { None };

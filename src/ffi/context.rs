@@ -3,7 +3,7 @@
 //! A `blosc2_context*` handed to C points to a boxed [`Context`]; the opaque C type is never
 //! dereferenced on the C side.
 
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use libc::{c_int, c_void};
 
@@ -13,7 +13,7 @@ use crate::settings::{Overrides, ProcessVars};
 use super::global::{chunk_slice, result_code};
 use crate::chunk::compress::Compressor;
 use crate::chunk::decompress::Decompressor;
-use crate::chunk::hooks::{BlockInfo, Postfilter, Prefilter, Tuner};
+use crate::chunk::hooks::{BlockInfo, Postfilter, Prefilter, ThreadScratch, Tuner};
 use crate::chunk::{CompressParams, DecompressParams};
 use crate::error::Error;
 use crate::filters::registry::CallContext;
@@ -41,9 +41,23 @@ pub struct Context {
     tuner: Option<Arc<super::tuner::TunerHooks>>,
 }
 
-fn next_context_id() -> u64 {
-    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
-    NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+impl Context {
+    fn new(engine: Engine, cparams: blosc2_cparams, dparams: blosc2_dparams) -> Box<Context> {
+        static NEXT_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+        let id = NEXT_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let (preparams, postparams, side, tuner) = (None, None, None, None);
+        Box::new(Context { id, engine, cparams, dparams, preparams, postparams, side, tuner })
+    }
+}
+
+/// Our copy of a callback's parameter struct (the caller's may go away): theirs, or zeros
+/// when the callback comes without one; none without a callback.
+///
+/// # Safety
+/// `given` NULL or valid; `T` a C struct of integers and pointers (valid as all zeros).
+unsafe fn kept_params<T: Copy>(has_callback: bool, given: *const T) -> Option<Box<T>> {
+    // SAFETY: per contract.
+    has_callback.then(|| Box::new(unsafe { given.as_ref() }.copied().unwrap_or_else(|| unsafe { std::mem::zeroed() })))
 }
 
 /// Raw pointers carried into worker threads; only handed back to C callbacks.
@@ -54,36 +68,6 @@ struct SendPtr(*mut c_void);
 unsafe impl Send for SendPtr {}
 unsafe impl Sync for SendPtr {}
 
-/// Per-thread scratch for callbacks (`ttmp`).
-struct ThreadTmp(Vec<Mutex<Vec<u8>>>);
-
-impl ThreadTmp {
-    fn new() -> ThreadTmp {
-        ThreadTmp((0..64).map(|_| Mutex::new(Vec::new())).collect())
-    }
-
-    /// Run `f` (the user's callback) with thread `tid`'s scratch. A slot in use (the
-    /// callback re-entered this context, or two contexts' threads share a slot) is not
-    /// waited for: that call gets a scratch of its own, so no lock is waited on by a callback.
-    fn with<R>(&self, tid: i32, size: usize, f: impl FnOnce(*mut u8, usize) -> R) -> R {
-        let slot = &self.0[(tid.max(0) as usize) % self.0.len()];
-        let mut own = Vec::new();
-        let mut held = match slot.try_lock() {
-            Ok(g) => Some(g),
-            Err(std::sync::TryLockError::Poisoned(e)) => Some(e.into_inner()),
-            Err(std::sync::TryLockError::WouldBlock) => None,
-        };
-        let v = match held.as_deref_mut() {
-            Some(v) => v,
-            None => &mut own,
-        };
-        if v.len() < size {
-            v.resize(size, 0);
-        }
-        f(v.as_mut_ptr(), v.len())
-    }
-}
-
 struct CPrefilter {
     f: unsafe extern "C" fn(*mut blosc2_prefilter_params) -> c_int,
     template: blosc2_prefilter_params,
@@ -91,7 +75,7 @@ struct CPrefilter {
     /// `cparams.schunk`: the chunk number of a call made outside the super-chunk's own
     /// operations is the `current_nchunk` its public struct holds then.
     schunk: SendPtr,
-    tmp: ThreadTmp,
+    tmp: ThreadScratch,
 }
 // SAFETY: the template only holds the user's opaque pointers (see SendPtr).
 unsafe impl Send for CPrefilter {}
@@ -99,7 +83,7 @@ unsafe impl Sync for CPrefilter {}
 
 impl Prefilter for CPrefilter {
     fn apply(&self, info: &BlockInfo, input: &[u8], output: &mut [u8], disposable: bool) -> i32 {
-        self.tmp.with(info.tid, 4 * (output.len() + 4 * info.typesize as usize), |tmp, tmpn| {
+        self.tmp.with(info.tid, 4 * (output.len() + 4 * info.typesize as usize), |tmp| {
             let mut p = self.template;
             p.input = if input.is_empty() { std::ptr::null() } else { input.as_ptr() };
             p.output = output.as_mut_ptr();
@@ -109,8 +93,7 @@ impl Prefilter for CPrefilter {
             p.nchunk = chunk_number(info.nchunk, self.schunk.0);
             p.nblock = info.nblock;
             p.tid = info.tid;
-            p.ttmp = tmp;
-            p.ttmp_nbytes = tmpn;
+            (p.ttmp, p.ttmp_nbytes) = (tmp.as_mut_ptr(), tmp.len());
             p.ctx = self.ctx.0 as *mut blosc2_context;
             p.output_is_disposable = disposable;
             // SAFETY: calling the user's callback with a fully initialised parameter block
@@ -126,7 +109,7 @@ struct CPostfilter {
     ctx: SendPtr,
     /// `dparams.schunk`, as for the prefilter.
     schunk: SendPtr,
-    tmp: ThreadTmp,
+    tmp: ThreadScratch,
 }
 // SAFETY: as for CPrefilter.
 unsafe impl Send for CPostfilter {}
@@ -134,7 +117,7 @@ unsafe impl Sync for CPostfilter {}
 
 impl Postfilter for CPostfilter {
     fn apply(&self, info: &BlockInfo, input: &[u8], output: &mut [u8]) -> i32 {
-        self.tmp.with(info.tid, 4 * (output.len() + 4 * info.typesize as usize), |tmp, tmpn| {
+        self.tmp.with(info.tid, 4 * (output.len() + 4 * info.typesize as usize), |tmp| {
             let mut p = self.template;
             p.input = input.as_ptr();
             p.output = output.as_mut_ptr();
@@ -144,8 +127,7 @@ impl Postfilter for CPostfilter {
             p.nchunk = chunk_number(info.nchunk, self.schunk.0);
             p.nblock = info.nblock;
             p.tid = info.tid;
-            p.ttmp = tmp;
-            p.ttmp_nbytes = tmpn;
+            (p.ttmp, p.ttmp_nbytes) = (tmp.as_mut_ptr(), tmp.len());
             p.ctx = self.ctx.0 as *mut blosc2_context;
             // SAFETY: as for the prefilter.
             unsafe { (self.f)(&mut p) }
@@ -305,25 +287,9 @@ fn new_cctx(cparams: blosc2_cparams) -> Option<Box<Context>> {
         }
         let mut comp = Compressor::new(core_cparams(&cp));
         comp.call = call_context(&cp);
-        let preparams = if cp.prefilter.is_some() && !cp.preparams.is_null() {
-            // SAFETY: the caller passes a valid preparams when a prefilter is set.
-            Some(Box::new(unsafe { *cp.preparams }))
-        } else if cp.prefilter.is_some() {
-            // SAFETY: all-zero is a valid blosc2_prefilter_params (pointers null).
-            Some(Box::new(unsafe { std::mem::zeroed::<blosc2_prefilter_params>() }))
-        } else {
-            None
-        };
-        let mut ctx = Box::new(Context {
-            id: next_context_id(),
-            engine: Engine::Compress(comp),
-            cparams: cp,
-            dparams: BLOSC2_DPARAMS_DEFAULTS,
-            preparams,
-            postparams: None,
-            side: None,
-            tuner: None,
-        });
+        let mut ctx = Context::new(Engine::Compress(comp), cp, BLOSC2_DPARAMS_DEFAULTS);
+        // SAFETY: the caller passes a valid preparams (or NULL) when a prefilter is set.
+        ctx.preparams = unsafe { kept_params(cp.prefilter.is_some(), cp.preparams) };
         let self_ptr = &mut *ctx as *mut Context as *mut c_void;
         // The tuner's init sees the new context; a tuner that cannot be found, loaded or
         // started refuses the context, as in the reference.
@@ -339,7 +305,7 @@ fn new_cctx(cparams: blosc2_cparams) -> Option<Box<Context>> {
         }
         if let (Some(f), Some(pp)) = (cp.prefilter, ctx.preparams.as_deref()) {
             let schunk = SendPtr(cp.schunk);
-            let pf = CPrefilter { f, template: *pp, ctx: SendPtr(self_ptr), schunk, tmp: ThreadTmp::new() };
+            let pf = CPrefilter { f, template: *pp, ctx: SendPtr(self_ptr), schunk, tmp: ThreadScratch::default() };
             if let Engine::Compress(c) = &mut ctx.engine {
                 c.prefilter = Some(Arc::new(pf));
             }
@@ -391,29 +357,13 @@ pub(crate) fn blosc2_create_dctx_impl(dparams: blosc2_dparams) -> *mut blosc2_co
         }
         let mut dec = Decompressor::new(DecompressParams { nthreads: dp.nthreads, typesize: dp.typesize });
         dec.call = dcall_context(&dp);
-        let postparams = if dp.postfilter.is_some() && !dp.postparams.is_null() {
-            // SAFETY: valid when a postfilter is set, per the API contract.
-            Some(Box::new(unsafe { *dp.postparams }))
-        } else if dp.postfilter.is_some() {
-            // SAFETY: all-zero is a valid blosc2_postfilter_params.
-            Some(Box::new(unsafe { std::mem::zeroed::<blosc2_postfilter_params>() }))
-        } else {
-            None
-        };
-        let mut ctx = Box::new(Context {
-            id: next_context_id(),
-            engine: Engine::Decompress(dec),
-            cparams: BLOSC2_CPARAMS_DEFAULTS,
-            dparams: dp,
-            preparams: None,
-            postparams,
-            side: None,
-            tuner: None,
-        });
+        let mut ctx = Context::new(Engine::Decompress(dec), BLOSC2_CPARAMS_DEFAULTS, dp);
+        // SAFETY: valid (or NULL) when a postfilter is set, per the API contract.
+        ctx.postparams = unsafe { kept_params(dp.postfilter.is_some(), dp.postparams) };
         let self_ptr = &mut *ctx as *mut Context as *mut c_void;
         if let (Some(f), Some(pp)) = (dp.postfilter, ctx.postparams.as_deref()) {
             let schunk = SendPtr(dp.schunk);
-            let pf = CPostfilter { f, template: *pp, ctx: SendPtr(self_ptr), schunk, tmp: ThreadTmp::new() };
+            let pf = CPostfilter { f, template: *pp, ctx: SendPtr(self_ptr), schunk, tmp: ThreadScratch::default() };
             if let Engine::Decompress(d) = &mut ctx.engine {
                 d.postfilter = Some(Arc::new(pf));
             }

@@ -401,7 +401,7 @@ fn open_udio_impl(urlpath: *const c_char, offset: i64, udio: *const blosc2_io) -
     if io.id as c_int == BLOSC2_IO_FILESYSTEM {
         return super::schunk::open_filesystem(raw, offset, &io);
     }
-    let (sc, rel) = open_with(super::urlpath::local_path(raw), offset as u64, &io)?;
+    let (sc, rel) = open_with(crate::frame::urlpath::local_path(raw), offset as u64, &io)?;
     let contiguous = matches!(sc.frame_kind(), Some(FrameKind::Contiguous { .. }));
     // The public storage records the urlpath as given, as the reference's does.
     let s = register_opened(sc, contiguous, Some(raw), &io)?;

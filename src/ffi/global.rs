@@ -144,13 +144,7 @@ pub unsafe extern "C" fn blosc2_get_complib_info(
         let (code, lib, ver): (c_int, String, String) = match name.and_then(Codec::from_name) {
             Some(c) => {
                 let fmt = c.format();
-                let ver = match c {
-                    Codec::BloscLz => codecs::BLOSCLZ_VERSION.to_string(),
-                    Codec::Lz4 | Codec::Lz4Hc => codecs::lz4::version(),
-                    Codec::Zlib => codecs::zlib::version(),
-                    Codec::Zstd => codecs::zstd::version(),
-                    Codec::User(_) => String::new(),
-                };
+                let ver = codecs::complib_version(fmt).unwrap_or_default();
                 (fmt as c_int, codecs::complib_name(fmt).unwrap_or("").to_string(), ver)
             }
             None => match name.and_then(super::registry::codec_info_by_name) {

@@ -150,32 +150,17 @@ pub unsafe extern "C" fn blosc2_vlmeta_add(
     content_len: i32,
     cparams: *mut blosc2_cparams,
 ) -> c_int {
-    if let Some(code) = null_args(schunk, name) {
-        return code;
-    }
-    guard(PANIC_CODE, || {
-        let r = (|| {
-            // SAFETY: per contract.
-            let (n, c) = unsafe { (name_of(name)?, content_of(content, content_len)?) };
-            locked(schunk, |h| {
-                if n.len() > METALAYER_NAME_MAXLEN {
-                    return Err(Error::Failure);
-                }
-                if h.sc.vlmeta_exists(n).is_some() {
-                    return Err(Error::InvalidParam);
-                }
-                Ok(())
-            })?;
-            // The codec may be user code: compressed with the handle released.
-            // SAFETY: per contract.
-            let stored = compress_vlmeta(c, Some(&unsafe { vl_params(cparams) }))?;
-            locked(schunk, |h| {
-                let i = h.sc.vlmeta_add_compressed(n, stored)?;
-                        Ok(i as c_int)
-            })
-        })();
-        r.unwrap_or_else(|e| e.code())
-    })
+    let check = |h: &mut Handle, n: &str| {
+        if n.len() > METALAYER_NAME_MAXLEN {
+            return Err(Error::Failure);
+        }
+        if h.sc.vlmeta_exists(n).is_some() {
+            return Err(Error::InvalidParam);
+        }
+        Ok(())
+    };
+    // SAFETY: per contract.
+    unsafe { vlmeta_store(schunk, name, content, content_len, cparams, check, |h, n, v| h.sc.vlmeta_add_compressed(n, v)) }
 }
 
 /// Replace the content of a vlmetalayer; returns its index.
@@ -190,6 +175,26 @@ pub unsafe extern "C" fn blosc2_vlmeta_update(
     content_len: i32,
     cparams: *mut blosc2_cparams,
 ) -> c_int {
+    let check = |h: &mut Handle, n: &str| h.sc.vlmeta_exists(n).map(drop).ok_or(Error::NotFound);
+    // SAFETY: per contract.
+    unsafe { vlmeta_store(schunk, name, content, content_len, cparams, check, |h, n, v| h.sc.vlmeta_update_compressed(n, v)) }
+}
+
+/// Compress a vlmetalayer's content and store it: `check` runs under the handle's lock
+/// first, then the compression with the handle released (the codec may be user code), then
+/// `store` under the lock again. Returns the metalayer's index or an error code.
+///
+/// # Safety
+/// As `blosc2_vlmeta_add`.
+unsafe fn vlmeta_store(
+    schunk: *mut blosc2_schunk,
+    name: *const c_char,
+    content: *mut u8,
+    content_len: i32,
+    cparams: *mut blosc2_cparams,
+    check: impl FnOnce(&mut Handle, &str) -> Result<()>,
+    store: impl FnOnce(&mut Handle, &str, Vec<u8>) -> Result<usize>,
+) -> c_int {
     if let Some(code) = null_args(schunk, name) {
         return code;
     }
@@ -197,14 +202,10 @@ pub unsafe extern "C" fn blosc2_vlmeta_update(
         let r = (|| {
             // SAFETY: per contract.
             let (n, c) = unsafe { (name_of(name)?, content_of(content, content_len)?) };
-            locked(schunk, |h| h.sc.vlmeta_exists(n).map(drop).ok_or(Error::NotFound))?;
-            // The codec may be user code: compressed with the handle released.
+            locked(schunk, |h| check(h, n))?;
             // SAFETY: per contract.
             let stored = compress_vlmeta(c, Some(&unsafe { vl_params(cparams) }))?;
-            locked(schunk, |h| {
-                let i = h.sc.vlmeta_update_compressed(n, stored)?;
-                        Ok(i as c_int)
-            })
+            locked(schunk, |h| store(h, n, stored).map(|i| i as c_int))
         })();
         r.unwrap_or_else(|e| e.code())
     })

@@ -24,8 +24,7 @@ pub fn register_builtin_plugins() {
             name: name.to_owned(),
             complib: id,
             version: 1,
-            given: CodecFns { encoder: None, decoder: None },
-            loaded: OnceLock::new(),
+            fns: Functions::new((None, None)),
         };
         // A repeated init finds them registered already.
         let _ = codec_reg::register(Arc::new(cc));
@@ -83,58 +82,70 @@ fn dparams_for(ctx: &CodecCallContext) -> blosc2_dparams {
     dp
 }
 
+/// A callback field of the C API: an optional function pointer.
+trait Callback: Copy {
+    fn is_set(&self) -> bool;
+}
+
+impl<F: Copy> Callback for Option<F> {
+    fn is_set(&self) -> bool {
+        self.is_some()
+    }
+}
+
+/// The two functions of a user codec (encoder, decoder) or filter (forward, backward): the
+/// ones given at registration when both are, else both from the plugin library of the
+/// codec's or filter's name, loaded at first use (see [`super::plugin`]).
+struct Functions<A, B> {
+    given: (A, B),
+    loaded: OnceLock<(A, B)>,
+}
+
+impl<A: Callback, B: Callback> Functions<A, B> {
+    fn new(given: (A, B)) -> Functions<A, B> {
+        Functions { given, loaded: OnceLock::new() }
+    }
+
+    fn get(&self, name: &CString) -> (A, B) {
+        if self.given.0.is_set() && self.given.1.is_set() {
+            return self.given;
+        }
+        *self.loaded.get_or_init(|| load_pair(name.to_str().unwrap_or("")).unwrap_or(self.given))
+    }
+}
+
+/// The two functions a plugin's `info` names (`codec_info` and `filter_info` are both two C
+/// strings, checked in `abi::layout`), as the optional function pointers `A` and `B`.
+fn load_pair<A: Callback, B: Callback>(name: &str) -> Option<(A, B)> {
+    let lib = Plugin::load(name)?;
+    let info = lib.symbol(c"info") as *const [*const c_char; 2];
+    if info.is_null() {
+        return None;
+    }
+    // SAFETY: a plugin's `info` holds two C strings (or NULLs).
+    let (a, b) = unsafe { (lib.symbol_named_by((*info)[0]), lib.symbol_named_by((*info)[1])) };
+    if a.is_null() || b.is_null() {
+        return None;
+    }
+    assert!(size_of::<A>() == size_of::<*mut c_void>() && size_of::<B>() == size_of::<*mut c_void>());
+    // SAFETY: A and B are optional function pointers (pointer-sized, checked above) of the
+    // signatures the plugin contract gives these symbols; both are non-NULL.
+    let fns = unsafe { (std::mem::transmute_copy::<*mut c_void, A>(&a), std::mem::transmute_copy::<*mut c_void, B>(&b)) };
+    lib.keep();
+    Some(fns)
+}
+
 struct CCodec {
     id: u8,
     name: CString,
     complib: u8,
     version: u8,
-    /// The functions given at registration; when either is missing, both come from the
-    /// plugin library of the codec's name, loaded at first use.
-    given: CodecFns,
-    loaded: OnceLock<CodecFns>,
+    fns: Functions<blosc2_codec_encoder_cb, blosc2_codec_decoder_cb>,
 }
 // SAFETY: only plain function pointers and owned data; the callbacks are called from worker
 // threads exactly as the reference calls them.
 unsafe impl Send for CCodec {}
 unsafe impl Sync for CCodec {}
-
-#[derive(Clone, Copy)]
-struct CodecFns {
-    encoder: blosc2_codec_encoder_cb,
-    decoder: blosc2_codec_decoder_cb,
-}
-
-impl CCodec {
-    fn fns(&self) -> CodecFns {
-        if self.given.encoder.is_some() && self.given.decoder.is_some() {
-            return self.given;
-        }
-        *self.loaded.get_or_init(|| load_codec(self.name.to_str().unwrap_or("")).unwrap_or(self.given))
-    }
-}
-
-/// The encoder and decoder of the codec plugin `name` (see [`super::plugin`]).
-fn load_codec(name: &str) -> Option<CodecFns> {
-    let lib = Plugin::load(name)?;
-    let info = lib.symbol(c"info") as *const codec_info;
-    if info.is_null() {
-        return None;
-    }
-    // SAFETY: a codec plugin's `info` is a `codec_info` of two C strings (or NULLs).
-    let (enc, dec) = unsafe { (lib.symbol_named_by((*info).encoder), lib.symbol_named_by((*info).decoder)) };
-    if enc.is_null() || dec.is_null() {
-        return None;
-    }
-    // SAFETY: the plugin contract: these symbols are functions with the codec signatures.
-    let fns = unsafe {
-        CodecFns {
-            encoder: std::mem::transmute::<*mut c_void, blosc2_codec_encoder_cb>(enc),
-            decoder: std::mem::transmute::<*mut c_void, blosc2_codec_decoder_cb>(dec),
-        }
-    };
-    lib.keep();
-    Some(fns)
-}
 
 impl UserCodec for CCodec {
     fn id(&self) -> u8 {
@@ -150,17 +161,17 @@ impl UserCodec for CCodec {
         self.complib
     }
     fn available(&self) -> bool {
-        let f = self.fns();
-        f.encoder.is_some() && f.decoder.is_some()
+        let (e, d) = self.fns.get(&self.name);
+        e.is_some() && d.is_some()
     }
     fn encode(&self, src: &[u8], dest: &mut [u8], meta: u8, ctx: &CodecCallContext) -> i32 {
-        let Some(f) = self.fns().encoder else { return Error::CodecSupport.code() };
+        let Some(f) = self.fns.get(&self.name).0 else { return Error::CodecSupport.code() };
         let mut cp = cparams_for(ctx);
         // SAFETY: buffers valid for the lengths passed; cp lives across the call.
         unsafe { f(src.as_ptr(), src.len() as i32, dest.as_mut_ptr(), dest.len() as i32, meta, &mut cp, std::ptr::null()) }
     }
     fn decode(&self, src: &[u8], dest: &mut [u8], meta: u8, ctx: &CodecCallContext) -> i32 {
-        let Some(f) = self.fns().decoder else { return Error::CodecSupport.code() };
+        let Some(f) = self.fns.get(&self.name).1 else { return Error::CodecSupport.code() };
         let mut dp = dparams_for(ctx);
         // SAFETY: as for encode.
         unsafe { f(src.as_ptr(), src.len() as i32, dest.as_mut_ptr(), dest.len() as i32, meta, &mut dp, std::ptr::null()) }
@@ -171,51 +182,11 @@ struct CFilter {
     id: u8,
     name: CString,
     version: u8,
-    /// As for codecs: given functions, or the plugin's, loaded at first use.
-    given: FilterFns,
-    loaded: OnceLock<FilterFns>,
+    fns: Functions<blosc2_filter_forward_cb, blosc2_filter_backward_cb>,
 }
 // SAFETY: as for CCodec.
 unsafe impl Send for CFilter {}
 unsafe impl Sync for CFilter {}
-
-#[derive(Clone, Copy)]
-struct FilterFns {
-    forward: blosc2_filter_forward_cb,
-    backward: blosc2_filter_backward_cb,
-}
-
-impl CFilter {
-    fn fns(&self) -> FilterFns {
-        if self.given.forward.is_some() && self.given.backward.is_some() {
-            return self.given;
-        }
-        *self.loaded.get_or_init(|| load_filter(self.name.to_str().unwrap_or("")).unwrap_or(self.given))
-    }
-}
-
-/// The forward and backward functions of the filter plugin `name`.
-fn load_filter(name: &str) -> Option<FilterFns> {
-    let lib = Plugin::load(name)?;
-    let info = lib.symbol(c"info") as *const filter_info;
-    if info.is_null() {
-        return None;
-    }
-    // SAFETY: a filter plugin's `info` is a `filter_info` of two C strings (or NULLs).
-    let (fwd, bwd) = unsafe { (lib.symbol_named_by((*info).forward), lib.symbol_named_by((*info).backward)) };
-    if fwd.is_null() || bwd.is_null() {
-        return None;
-    }
-    // SAFETY: the plugin contract: these symbols are functions with the filter signatures.
-    let fns = unsafe {
-        FilterFns {
-            forward: std::mem::transmute::<*mut c_void, blosc2_filter_forward_cb>(fwd),
-            backward: std::mem::transmute::<*mut c_void, blosc2_filter_backward_cb>(bwd),
-        }
-    };
-    lib.keep();
-    Some(fns)
-}
 
 impl UserFilter for CFilter {
     fn id(&self) -> u8 {
@@ -228,13 +199,13 @@ impl UserFilter for CFilter {
         self.version
     }
     fn forward(&self, src: &[u8], dest: &mut [u8], meta: u8, ctx: &CallContext) -> i32 {
-        let Some(f) = self.fns().forward else { return Error::FilterPipeline.code() };
+        let Some(f) = self.fns.get(&self.name).0 else { return Error::FilterPipeline.code() };
         let mut cp = cparams_for(&ctx.codec);
         // SAFETY: src/dest valid for src.len() bytes (same length by construction).
         unsafe { f(src.as_ptr(), dest.as_mut_ptr(), src.len() as i32, meta, &mut cp, self.id) }
     }
     fn backward(&self, src: &[u8], dest: &mut [u8], meta: u8, ctx: &CallContext) -> i32 {
-        let Some(f) = self.fns().backward else { return Error::FilterPipeline.code() };
+        let Some(f) = self.fns.get(&self.name).1 else { return Error::FilterPipeline.code() };
         let mut dp = dparams_for(&ctx.codec);
         // SAFETY: as for forward.
         unsafe { f(src.as_ptr(), dest.as_mut_ptr(), src.len() as i32, meta, &mut dp, self.id) }
@@ -258,8 +229,7 @@ pub unsafe extern "C" fn blosc2_register_codec(codec: *mut blosc2_codec) -> c_in
             name: CString::new(name).unwrap_or_default(),
             complib: c.complib,
             version: c.version,
-            given: CodecFns { encoder: c.encoder, decoder: c.decoder },
-            loaded: OnceLock::new(),
+            fns: Functions::new((c.encoder, c.decoder)),
         };
         match codec_reg::register(Arc::new(cc)) {
             Ok(()) => 0,
@@ -288,8 +258,7 @@ pub unsafe extern "C" fn blosc2_register_filter(filter: *mut blosc2_filter) -> c
             id: f.id,
             name: CString::new(name).unwrap_or_default(),
             version: f.version,
-            given: FilterFns { forward: f.forward, backward: f.backward },
-            loaded: OnceLock::new(),
+            fns: Functions::new((f.forward, f.backward)),
         };
         match filter_reg::register(Arc::new(cf)) {
             Ok(()) => 0,

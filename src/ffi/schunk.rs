@@ -48,7 +48,7 @@ pub fn new_impl(storage: *const blosc2_storage) -> Result<*mut blosc2_schunk> {
     // SAFETY: per the API contract of blosc2_schunk_new.
     let (st, mut cp, dp, io) = unsafe { storage_params(storage) };
     // SAFETY: urlpath is NULL or a C string.
-    let url = unsafe { cstr(st.urlpath) }.map(|u| super::urlpath::local_path(u).to_owned());
+    let url = unsafe { cstr(st.urlpath) }.map(|u| crate::frame::urlpath::local_path(u).to_owned());
     if cp.nthreads <= 0 {
         cp.nthreads = 1;
     }
@@ -144,13 +144,31 @@ unsafe fn chunk_from_c<'a>(chunk: *const u8) -> Result<&'a [u8]> {
 /// heap-allocated (`malloc`): the super-chunk takes ownership and frees it.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_schunk_append_chunk(schunk: *mut blosc2_schunk, chunk: *mut u8, copy: bool) -> i64 {
+    // SAFETY: per contract.
+    unsafe {
+        store_chunk(schunk, chunk, copy, |h, c| {
+            h.reserve_chunk_address()?;
+            h.sc.set_current_nchunk(h.sc.nchunks());
+            h.sc.append_chunk(c)
+        })
+    }
+}
+
+/// Store a chunk handed over from C with `op` under the handle's lock; a chunk given with
+/// `copy == false` is kept (and freed with the super-chunk) once `op` has taken it.
+///
+/// # Safety
+/// As `blosc2_schunk_append_chunk`.
+unsafe fn store_chunk(
+    schunk: *mut blosc2_schunk,
+    chunk: *mut u8,
+    copy: bool,
+    op: impl FnOnce(&mut Handle, &[u8]) -> Result<i64>,
+) -> i64 {
     guard(PANIC_CODE as i64, || {
         code_i64(with(schunk, |h| {
             // SAFETY: per contract.
-            let c = unsafe { chunk_from_c(chunk) }?;
-            h.reserve_chunk_address()?;
-            h.sc.set_current_nchunk(h.sc.nchunks());
-            let n = h.sc.append_chunk(c)?;
+            let n = op(h, unsafe { chunk_from_c(chunk) }?)?;
             if !copy {
                 h.adopted.push(chunk);
             }
@@ -170,22 +188,18 @@ pub unsafe extern "C" fn blosc2_schunk_insert_chunk(
     chunk: *mut u8,
     copy: bool,
 ) -> i64 {
-    guard(PANIC_CODE as i64, || {
-        code_i64(with(schunk, |h| {
-            // SAFETY: per contract.
-            let c = unsafe { chunk_from_c(chunk) }?;
+    // SAFETY: per contract.
+    unsafe {
+        store_chunk(schunk, chunk, copy, |h, c| {
             if nchunk < 0 || nchunk > h.sc.nchunks() {
                 return Err(Error::InvalidParam);
             }
             h.reserve_chunk_address()?;
             let n = h.sc.insert_chunk(nchunk, c)?;
             h.sc.set_current_nchunk(nchunk);
-            if !copy {
-                h.adopted.push(chunk);
-            }
             Ok(n)
-        }))
-    })
+        })
+    }
 }
 
 /// Replace chunk `nchunk`.
@@ -199,21 +213,17 @@ pub unsafe extern "C" fn blosc2_schunk_update_chunk(
     chunk: *mut u8,
     copy: bool,
 ) -> i64 {
-    guard(PANIC_CODE as i64, || {
-        code_i64(with(schunk, |h| {
-            // SAFETY: per contract.
-            let c = unsafe { chunk_from_c(chunk) }?;
+    // SAFETY: per contract.
+    unsafe {
+        store_chunk(schunk, chunk, copy, |h, c| {
             if nchunk < 0 || nchunk >= h.sc.nchunks() {
                 return Err(Error::InvalidParam);
             }
             let n = h.sc.update_chunk(nchunk, c)?;
             h.sc.set_current_nchunk(nchunk);
-            if !copy {
-                h.adopted.push(chunk);
-            }
             Ok(n)
-        }))
-    })
+        })
+    }
 }
 
 /// Remove chunk `nchunk`; returns the new number of chunks.
@@ -702,7 +712,7 @@ pub unsafe extern "C" fn blosc2_schunk_to_file(schunk: *mut blosc2_schunk, urlpa
             if let Some(io) = user_io(h).filter(|_| in_memory) {
                 return Ok(Err((h.sc.to_buffer()?.into_owned(), io)));
             }
-            let p = std::path::Path::new(if in_memory { p } else { super::urlpath::local_path(p) });
+            let p = std::path::Path::new(if in_memory { p } else { crate::frame::urlpath::local_path(p) });
             if p.exists() && !in_memory {
                 return Err(Error::SchunkCopy);
             }
@@ -782,7 +792,7 @@ pub fn open_impl(urlpath: *const c_char, offset: i64) -> Result<*mut blosc2_schu
 /// environment) asks for it. `p` is the urlpath as given (recorded in the public storage,
 /// as the reference does); a `file:///` prefix is dropped to reach the file.
 pub fn open_filesystem(p: &str, offset: i64, io: &blosc2_io) -> Result<*mut blosc2_schunk> {
-    let path = std::path::Path::new(super::urlpath::local_path(p));
+    let path = std::path::Path::new(crate::frame::urlpath::local_path(p));
     let sc = if super::stdio::locking_requested(io) {
         SuperChunk::open_locking(path, offset as u64)?
     } else {
@@ -859,7 +869,7 @@ pub fn copy_impl(schunk: *mut blosc2_schunk, storage: *const blosc2_storage) -> 
     // SAFETY: per the API contract.
     let (st, given_cp, dp, io) = unsafe { storage_params(storage) };
     // SAFETY: urlpath is NULL or a C string.
-    let url = unsafe { cstr(st.urlpath) }.map(|u| super::urlpath::local_path(u).to_owned());
+    let url = unsafe { cstr(st.urlpath) }.map(|u| crate::frame::urlpath::local_path(u).to_owned());
     let spec = StorageSpec { contiguous: st.contiguous, urlpath: url.as_ref().map(PathBuf::from) };
     if st.cparams.is_null() {
         // Same parameters as the source.

@@ -6,6 +6,7 @@ use libc::{c_char, c_int, c_void, FILE};
 
 use super::abi::*;
 use super::boundary::{guard, PANIC_CODE};
+use crate::frame::mmap::{Mapping, Mode};
 
 /// Whether a super-chunk created or opened with `io` locks its frame: only with the default
 /// filesystem backend, when its `blosc2_stdio_params` ask for it or `BLOSC_LOCKING` is on
@@ -244,41 +245,12 @@ pub unsafe extern "C" fn blosc2_stdio_destroy(params: *mut c_void) -> c_int {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Memory-mapped backend (`BLOSC2_IO_FILESYSTEM_MMAP`)
+// Memory-mapped backend (`BLOSC2_IO_FILESYSTEM_MMAP`): the mapping rules are
+// [`crate::frame::mmap`]'s. As in the reference, the whole state lives in the caller's
+// `blosc2_stdio_mmap` (the backend `params`), and that struct is also the stream: a file is
+// mapped once, and every later `open` of the same path hands back the same mapping. A NULL
+// or already destroyed stream is an error.
 // ---------------------------------------------------------------------------------------------
-//
-// As in the reference, the whole state lives in the caller's `blosc2_stdio_mmap` (the
-// backend `params`), and that struct is also the stream: a file is mapped once, and every
-// later `open` of the same path hands back the same mapping. The mapping is larger than the
-// file (`initial_mapping_size` for the writable modes) and doubles when a write goes past it;
-// the file itself is extended with `ftruncate` before any byte past its end is touched, so
-// shared mappings never fault. Differences from the reference, all on paths where it would
-// crash or misbehave: a NULL or already destroyed stream is an error; a write into a
-// read-only ("r") mapping fails instead of faulting; "c" mode (private copy-on-write) keeps
-// the pages past the end of the file in anonymous memory, so it can grow past the file's last
-// page (the reference's private file mapping raises SIGBUS there), and growing it copies into
-// a larger anonymous mapping; a truncate past the mapping grows the mapping so that reads up
-// to the new size stay inside it.
-
-/// What a mode string selects.
-struct MmapMode {
-    prot: c_int,
-    flags: c_int,
-    memory_only: bool,
-    fopen_mode: &'static std::ffi::CStr,
-    use_initial_size: bool,
-}
-
-fn mmap_mode(mode: &[u8]) -> Option<MmapMode> {
-    let rw = libc::PROT_READ | libc::PROT_WRITE;
-    Some(match mode {
-        b"r" => MmapMode { prot: libc::PROT_READ, flags: libc::MAP_SHARED, memory_only: false, fopen_mode: c"rb", use_initial_size: false },
-        b"r+" => MmapMode { prot: rw, flags: libc::MAP_SHARED, memory_only: false, fopen_mode: c"rb+", use_initial_size: true },
-        b"w+" => MmapMode { prot: rw, flags: libc::MAP_SHARED, memory_only: false, fopen_mode: c"wb+", use_initial_size: true },
-        b"c" => MmapMode { prot: rw, flags: libc::MAP_PRIVATE, memory_only: true, fopen_mode: c"rb", use_initial_size: true },
-        _ => return None,
-    })
-}
 
 /// The live mapping behind a stream: `None` for NULL or a destroyed/never-opened struct
 /// (no address). A caller may fill `addr`, `file_size` and `mapping_size` itself, without a
@@ -288,120 +260,23 @@ fn mmap_mode(mode: &[u8]) -> Option<MmapMode> {
 /// # Safety
 /// `stream` NULL or a valid `blosc2_stdio_mmap` not accessed concurrently for writing, whose
 /// `addr` (when set) maps at least `mapping_size` bytes.
-unsafe fn live_mmap<'a>(stream: *mut c_void) -> Option<&'a mut blosc2_stdio_mmap> {
+unsafe fn live_mmap<'a>(stream: *mut c_void) -> Option<(&'a mut blosc2_stdio_mmap, Mapping)> {
     // SAFETY: per contract.
     let m = unsafe { (stream as *mut blosc2_stdio_mmap).as_mut() }?;
-    (!m.addr.is_null()).then_some(m)
-}
-
-/// Map `len` bytes of private, zero-filled memory; with `file_len > 0`, the first
-/// `file_len` bytes (rounded up to whole pages) are then replaced by a private copy-on-write
-/// mapping of the file, so that pages wholly past the end of the file are anonymous memory.
-///
-/// # Safety
-/// `fd` an open, readable descriptor; `file_len <= len`.
-unsafe fn map_private(fd: c_int, len: usize, file_len: usize) -> Option<*mut c_void> {
-    let prot = libc::PROT_READ | libc::PROT_WRITE;
-    // SAFETY: a fresh anonymous mapping; no existing memory is affected.
-    let base = unsafe { libc::mmap(std::ptr::null_mut(), len, prot, libc::MAP_PRIVATE | libc::MAP_ANONYMOUS, -1, 0) };
-    if base == libc::MAP_FAILED {
+    if m.addr.is_null() {
         return None;
     }
-    if file_len > 0 {
-        // SAFETY: MAP_FIXED only replaces pages of the anonymous mapping made just above
-        // (file_len <= len, and the kernel rounds both to whole pages the same way).
-        let p = unsafe { libc::mmap(base, file_len, prot, libc::MAP_PRIVATE | libc::MAP_FIXED, fd, 0) };
-        if p == libc::MAP_FAILED {
-            // SAFETY: base is the mapping made above.
-            unsafe { libc::munmap(base, len) };
-            return None;
-        }
-    }
-    Some(base)
+    let owns_file = !m.file.is_null();
+    // SAFETY: per contract; a struct with a file was filled by blosc2_stdio_mmap_open.
+    let mapping = unsafe { Mapping::from_parts(m.addr as *mut u8, m.file_size, m.mapping_size, m.fd, m.is_memory_only, owns_file) };
+    Some((m, mapping))
 }
 
-/// Grow the mapping of `m` to at least `needed` bytes (doubling `needed`, as the reference).
-fn mmap_grow(m: &mut blosc2_stdio_mmap, needed: usize, old_file_size: usize) -> bool {
-    if m.mapping_size >= needed {
-        return true;
-    }
-    if m.file.is_null() {
-        // Memory the caller mapped (or allocated) itself: not ours to move.
-        return false;
-    }
-    let new_size = needed.checked_mul(2).unwrap_or(needed);
-    if new_size > i64::MAX as usize {
-        return false;
-    }
-    if m.is_memory_only {
-        // Private pages cannot be carried over by mremap when the mapping is made of a file
-        // part and an anonymous part: copy what is valid into a new anonymous mapping.
-        // SAFETY: a fresh anonymous mapping.
-        let p = unsafe {
-            libc::mmap(
-                std::ptr::null_mut(),
-                new_size,
-                libc::PROT_READ | libc::PROT_WRITE,
-                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
-                -1,
-                0,
-            )
-        };
-        if p == libc::MAP_FAILED {
-            return false;
-        }
-        let keep = old_file_size.min(m.mapping_size);
-        // SAFETY: the old mapping holds mapping_size >= keep readable bytes; the new one
-        // new_size > keep writable bytes; they are distinct mappings. The old mapping is
-        // released once and replaced.
-        unsafe {
-            std::ptr::copy_nonoverlapping(m.addr as *const u8, p as *mut u8, keep);
-            libc::munmap(m.addr as *mut c_void, m.mapping_size);
-        }
-        m.addr = p as *mut c_char;
-    } else {
-        // SAFETY: addr/mapping_size describe our single shared file mapping; MAYMOVE lets
-        // the kernel relocate it, and the new address replaces the old one below.
-        let p = unsafe { libc::mremap(m.addr as *mut c_void, m.mapping_size, new_size, libc::MREMAP_MAYMOVE) };
-        if p == libc::MAP_FAILED {
-            return false;
-        }
-        m.addr = p as *mut c_char;
-    }
-    m.mapping_size = new_size;
-    true
-}
-
-/// Set the logical size of the file to `new_size`: the file on disk follows (except in "c"
-/// mode), the mapping grows to cover it, and bytes between the old and the new end read as
-/// zeros.
-fn mmap_set_size(m: &mut blosc2_stdio_mmap, new_size: usize) -> bool {
-    let old = m.file_size;
-    if new_size == old {
-        return true;
-    }
-    if !m.is_memory_only {
-        let Ok(len) = libc::off_t::try_from(new_size) else { return false };
-        // SAFETY: fd belongs to the open file of this mapping.
-        if unsafe { libc::ftruncate(m.fd, len) } != 0 {
-            return false;
-        }
-    }
-    if !mmap_grow(m, new_size, old) {
-        // Keep the file and the logical size in step with what is mapped.
-        if !m.is_memory_only {
-            // SAFETY: as above; old fits since it was the size before.
-            unsafe { libc::ftruncate(m.fd, old as libc::off_t) };
-        }
-        return false;
-    }
-    if m.is_memory_only && new_size > old {
-        // Private pages past the old end may hold bytes from before a shrink.
-        // SAFETY: old..new_size lies inside the mapping (mapping_size >= new_size).
-        unsafe { std::ptr::write_bytes((m.addr as *mut u8).add(old), 0, new_size - old) };
-    }
-    m.file_size = new_size;
-    true
+/// Publish a mapping's current address and sizes in its struct.
+fn store_mapping(m: &mut blosc2_stdio_mmap, mapping: &Mapping) {
+    m.addr = mapping.addr() as *mut c_char;
+    m.file_size = mapping.file_size();
+    m.mapping_size = mapping.mapping_size();
 }
 
 /// Map the file `urlpath` as described by `params` (a `blosc2_stdio_mmap`); `mode` is
@@ -435,11 +310,11 @@ pub unsafe extern "C" fn blosc2_stdio_mmap_open(urlpath: *const c_char, mode: *c
             return std::ptr::null_mut();
         }
         // SAFETY: per contract.
-        let Some(md) = mmap_mode(unsafe { std::ffi::CStr::from_ptr(m.mode) }.to_bytes()) else {
+        let Some(md) = Mode::parse(unsafe { std::ffi::CStr::from_ptr(m.mode) }.to_bytes()) else {
             return std::ptr::null_mut();
         };
         // SAFETY: C string per contract.
-        let file = unsafe { libc::fopen(urlpath, md.fopen_mode.as_ptr()) };
+        let file = unsafe { libc::fopen(urlpath, md.open_mode.as_ptr()) };
         if file.is_null() {
             return std::ptr::null_mut();
         }
@@ -449,39 +324,28 @@ pub unsafe extern "C" fn blosc2_stdio_mmap_open(urlpath: *const c_char, mode: *c
         let mut st: libc::stat = unsafe { std::mem::zeroed() };
         // SAFETY: fd open; st writable.
         let file_size = if unsafe { libc::fstat(fd, &mut st) } == 0 { usize::try_from(st.st_size).ok() } else { None };
-        let fail = |file: *mut FILE| {
+        // SAFETY: fd is the open file of file_size bytes, opened as the mode needs, kept
+        // open (in the struct) until destroy unmaps.
+        let mapping = file_size.and_then(|n| unsafe { Mapping::map(fd, n, &md, m.initial_mapping_size) });
+        let fail = || {
             // SAFETY: file was opened above and is not used afterwards.
             unsafe { libc::fclose(file) };
             std::ptr::null_mut()
         };
-        let Some(file_size) = file_size else { return fail(file) };
-        let mut mapping_size = if md.use_initial_size { m.initial_mapping_size } else { file_size };
-        mapping_size = mapping_size.max(file_size).max(1);
-        let addr = if md.memory_only {
-            // SAFETY: fd open for reading; file_size <= mapping_size.
-            unsafe { map_private(fd, mapping_size, file_size) }
-        } else {
-            // SAFETY: a new mapping of our own descriptor; nothing existing is replaced.
-            let p = unsafe { libc::mmap(std::ptr::null_mut(), mapping_size, md.prot, md.flags, fd, 0) };
-            (p != libc::MAP_FAILED).then_some(p)
-        };
-        let Some(addr) = addr else { return fail(file) };
+        let Some(mapping) = mapping else { return fail() };
         // SAFETY: a NUL-terminated copy of the path, freed by destroy.
         let url_copy = unsafe { libc::strdup(urlpath) };
         if url_copy.is_null() {
-            // SAFETY: addr is the mapping made above.
-            unsafe { libc::munmap(addr, mapping_size) };
-            return fail(file);
+            mapping.unmap(false);
+            return fail();
         }
+        store_mapping(m, &mapping);
         m.urlpath = url_copy;
-        m.addr = addr as *mut c_char;
         m.file = file;
         m.fd = fd;
-        m.file_size = file_size;
-        m.mapping_size = mapping_size;
         m.is_memory_only = md.memory_only;
-        m.access_flags = md.prot as i64;
-        m.map_flags = md.flags as i64;
+        m.access_flags = md.prot() as i64;
+        m.map_flags = md.flags() as i64;
         if crate::settings::Vars::var(&crate::settings::ProcessVars, "BLOSC_INFO").is_some() {
             // The reference's informational line (python-blosc2's tests read it).
             // SAFETY: urlpath and the mode string are C strings per contract.
@@ -490,7 +354,7 @@ pub unsafe extern "C" fn blosc2_stdio_mmap_open(urlpath: *const c_char, mode: *c
                 "[INFO] - Opened memory-mapped file {} in mode {} with an mapping size of {} bytes.",
                 u.to_string_lossy(),
                 md_s.to_string_lossy(),
-                mapping_size
+                m.mapping_size
             );
         }
         // The mode string belongs to the caller and may not outlive this call.
@@ -519,7 +383,7 @@ pub unsafe extern "C" fn blosc2_stdio_mmap_close(stream: *mut c_void) -> c_int {
 pub unsafe extern "C" fn blosc2_stdio_mmap_size(stream: *mut c_void) -> i64 {
     guard(PANIC_CODE as i64, || {
         // SAFETY: per contract.
-        let Some(m) = (unsafe { live_mmap(stream) }) else { return -1 };
+        let Some((m, _)) = (unsafe { live_mmap(stream) }) else { return -1 };
         i64::try_from(m.file_size).unwrap_or(i64::MAX)
     })
 }
@@ -539,7 +403,7 @@ pub unsafe extern "C" fn blosc2_stdio_mmap_write(
 ) -> i64 {
     guard(0, || {
         // SAFETY: per contract.
-        let Some(m) = (unsafe { live_mmap(stream) }) else { return 0 };
+        let Some((m, mut mapping)) = (unsafe { live_mmap(stream) }) else { return 0 };
         if ptr.is_null() || size < 0 || nitems < 0 || position < 0 {
             return 0;
         }
@@ -548,16 +412,17 @@ pub unsafe extern "C" fn blosc2_stdio_mmap_write(
         if nbytes == 0 || m.access_flags & libc::PROT_WRITE as i64 == 0 {
             return 0;
         }
-        let (Ok(pos), Ok(end), Ok(n)) = (usize::try_from(position), usize::try_from(end), usize::try_from(nbytes)) else {
+        let (Ok(pos), Ok(_), Ok(n)) = (usize::try_from(position), usize::try_from(end), usize::try_from(nbytes)) else {
             return 0;
         };
-        if end > m.file_size && !mmap_set_size(m, end) {
-            return 0;
+        // SAFETY: ptr readable for n bytes per contract; the mapping is writable.
+        let written = unsafe { mapping.write(pos, ptr as *const u8, n) };
+        store_mapping(m, &mapping);
+        if written {
+            nitems
+        } else {
+            0
         }
-        // SAFETY: pos + n = end <= file_size <= mapping_size, the mapping is writable, and the
-        // file covers it (shared) or it is private memory; ptr readable per contract.
-        unsafe { std::ptr::copy(ptr as *const u8, (m.addr as *mut u8).add(pos), n) };
-        nitems
     })
 }
 
@@ -585,17 +450,15 @@ pub unsafe extern "C" fn blosc2_stdio_mmap_read(
             0
         };
         // SAFETY: per contract.
-        let Some(m) = (unsafe { live_mmap(stream) }) else { return fail() };
+        let Some((_, mapping)) = (unsafe { live_mmap(stream) }) else { return fail() };
         if size < 0 || nitems < 0 || position < 0 {
             return fail();
         }
-        let Some(end) = size.checked_mul(nitems).and_then(|n| position.checked_add(n)) else { return fail() };
-        let Ok(end) = usize::try_from(end) else { return fail() };
-        if end > m.file_size {
-            return fail();
-        }
-        // SAFETY: position <= end <= file_size <= mapping_size: inside the mapping.
-        unsafe { *ptr = m.addr.add(position as usize) as *mut c_void };
+        let Some(n) = size.checked_mul(nitems).filter(|n| position.checked_add(*n).is_some()) else { return fail() };
+        let (Ok(pos), Ok(n)) = (usize::try_from(position), usize::try_from(n)) else { return fail() };
+        let Some(p) = mapping.range(pos, n) else { return fail() };
+        // SAFETY: ptr writable per contract.
+        unsafe { *ptr = p as *mut c_void };
         nitems
     })
 }
@@ -608,12 +471,14 @@ pub unsafe extern "C" fn blosc2_stdio_mmap_read(
 pub unsafe extern "C" fn blosc2_stdio_mmap_truncate(stream: *mut c_void, size: i64) -> c_int {
     guard(PANIC_CODE, || {
         // SAFETY: per contract.
-        let Some(m) = (unsafe { live_mmap(stream) }) else { return -1 };
+        let Some((m, mut mapping)) = (unsafe { live_mmap(stream) }) else { return -1 };
         let Ok(size) = usize::try_from(size) else { return -1 };
         if size > m.file_size && m.access_flags & libc::PROT_WRITE as i64 == 0 {
             return -1;
         }
-        if mmap_set_size(m, size) {
+        let done = mapping.set_size(size);
+        store_mapping(m, &mapping);
+        if done {
             0
         } else {
             -1
@@ -637,15 +502,10 @@ pub unsafe extern "C" fn blosc2_stdio_mmap_destroy(params: *mut c_void) -> c_int
         if m.addr.is_null() || m.file.is_null() {
             err = -1;
         } else {
-            if m.access_flags & libc::PROT_WRITE as i64 != 0 && !m.is_memory_only {
-                // Not every munmap writes dirty pages back (e.g. on NFS).
-                // SAFETY: addr..addr+file_size lies inside our mapping.
-                if unsafe { libc::msync(m.addr as *mut c_void, m.file_size, libc::MS_SYNC) } != 0 {
-                    err = -1;
-                }
-            }
-            // SAFETY: addr/mapping_size describe our mapping, released once here.
-            if unsafe { libc::munmap(m.addr as *mut c_void, m.mapping_size) } != 0 {
+            // SAFETY: a struct with a file and an address was filled by blosc2_stdio_mmap_open;
+            // its mapping is released once here (addr is cleared below).
+            let mapping = unsafe { Mapping::from_parts(m.addr as *mut u8, m.file_size, m.mapping_size, m.fd, m.is_memory_only, true) };
+            if !mapping.unmap(m.access_flags & libc::PROT_WRITE as i64 != 0) {
                 err = -1;
             }
         }

@@ -1,5 +1,6 @@
 //! Path helpers (`blosc2_remove_dir`, `blosc2_remove_urlpath`, `blosc2_rename_urlpath`) and
-//! index conversions (`blosc2_unidim_to_multidim`, `blosc2_multidim_to_unidim`).
+//! index conversions (`blosc2_unidim_to_multidim`, `blosc2_multidim_to_unidim`): the C face
+//! of [`crate::frame::urlpath`] and of the index functions of [`crate::b2nd`].
 
 use std::path::Path;
 
@@ -7,12 +8,10 @@ use libc::{c_char, c_int};
 
 use super::boundary::{cstr, guard, PANIC_CODE};
 use crate::error::Error;
+use crate::frame::urlpath;
 
-/// The local path an urlpath names: a leading `file:///` is dropped (so `file:///name` is
-/// the relative path `name`, as in the reference). The super-chunk calls that take an
-/// urlpath (`blosc2_schunk_new`, `_copy`, `_open*`) accept it; the file helpers do not.
-pub fn local_path(urlpath: &str) -> &str {
-    urlpath.strip_prefix("file:///").unwrap_or(urlpath)
+fn code(r: crate::Result<()>) -> c_int {
+    r.map_or_else(|e| e.code(), |()| 0)
 }
 
 /// Remove a directory and its content; `BLOSC2_ERROR_NOT_FOUND` if it does not exist.
@@ -24,14 +23,7 @@ pub unsafe extern "C" fn blosc2_remove_dir(path: *const c_char) -> c_int {
     guard(PANIC_CODE, || {
         // SAFETY: per contract.
         let Some(p) = (unsafe { cstr(path) }) else { return Error::NullPointer.code() };
-        let p = Path::new(p);
-        if !p.is_dir() {
-            return Error::NotFound.code();
-        }
-        match std::fs::remove_dir_all(p) {
-            Ok(()) => 0,
-            Err(_) => Error::FileRemove.code(),
-        }
+        code(urlpath::remove_dir(Path::new(p)))
     })
 }
 
@@ -44,20 +36,7 @@ pub unsafe extern "C" fn blosc2_remove_urlpath(path: *const c_char) -> c_int {
     guard(PANIC_CODE, || {
         // SAFETY: per contract.
         let Some(p) = (unsafe { cstr(path) }) else { return 0 };
-        let p = Path::new(p);
-        let r = match std::fs::symlink_metadata(p) {
-            Err(_) => return 0,
-            // A sparse frame's lock sidecar lives inside its directory.
-            Ok(m) if m.is_dir() => std::fs::remove_dir_all(p),
-            Ok(_) => std::fs::remove_file(p).inspect(|()| {
-                // A contiguous frame's lock sidecar (if any) goes with it.
-                let _ = std::fs::remove_file(crate::frame::lock::sidecar_path(p, false));
-            }),
-        };
-        match r {
-            Ok(()) => 0,
-            Err(_) => Error::FileRemove.code(),
-        }
+        code(urlpath::remove(Path::new(p)))
     })
 }
 
@@ -72,20 +51,8 @@ pub unsafe extern "C" fn blosc2_rename_urlpath(old_urlpath: *mut c_char, new_pat
         let (Some(a), Some(b)) = (unsafe { cstr(old_urlpath) }, unsafe { cstr(new_path) }) else {
             return Error::NullPointer.code();
         };
-        match std::fs::rename(a, b) {
-            Ok(()) => 0,
-            Err(_) => Error::Failure.code(),
-        }
+        code(urlpath::rename(Path::new(a), Path::new(b)))
     })
-}
-
-/// Row-major strides of `shape`.
-fn strides_of(shape: &[i64]) -> Vec<i64> {
-    let mut s = vec![1i64; shape.len()];
-    for j in (0..shape.len().saturating_sub(1)).rev() {
-        s[j] = s[j + 1].wrapping_mul(shape[j + 1]);
-    }
-    s
 }
 
 /// Split a linear index into per-dimension indexes of a row-major array of `shape` (the first
@@ -101,14 +68,8 @@ pub unsafe extern "C" fn blosc2_unidim_to_multidim(ndim: u8, shape: *mut i64, i:
         }
         let n = ndim as usize;
         // SAFETY: per contract.
-        let shape = unsafe { std::slice::from_raw_parts(shape as *const i64, n) };
-        // SAFETY: per contract.
-        let out = unsafe { std::slice::from_raw_parts_mut(index, n) };
-        let strides = strides_of(shape);
-        for j in 0..n {
-            let rem = if j == 0 { i } else { i.checked_rem(strides[j - 1]).unwrap_or(0) };
-            out[j] = rem.checked_div(strides[j]).unwrap_or(0);
-        }
+        let (shape, out) = unsafe { (std::slice::from_raw_parts(shape as *const i64, n), std::slice::from_raw_parts_mut(index, n)) };
+        crate::b2nd::unravel_unbounded(i, shape, out);
     })
 }
 
@@ -127,7 +88,7 @@ pub unsafe extern "C" fn blosc2_multidim_to_unidim(index: *const i64, ndim: i8, 
         if n > 0 && !index.is_null() && !strides.is_null() {
             // SAFETY: per contract.
             let (ix, st) = unsafe { (std::slice::from_raw_parts(index, n), std::slice::from_raw_parts(strides, n)) };
-            acc = ix.iter().zip(st).fold(0i64, |a, (x, s)| a.wrapping_add(x.wrapping_mul(*s)));
+            acc = crate::b2nd::ravel(ix, st);
         }
         // SAFETY: writable per contract.
         unsafe { *i = acc };
@@ -139,23 +100,12 @@ mod tests {
     use super::*;
 
     #[test]
-    fn file_url_prefix_is_dropped() {
-        assert_eq!(local_path("file:///a/b.b2frame"), "a/b.b2frame");
-        assert_eq!(local_path("file:////abs"), "/abs");
-        assert_eq!(local_path("x/file:///y"), "x/file:///y");
-        assert_eq!(local_path("file://host/y"), "file://host/y");
-    }
-
-    #[test]
     fn index_conversions() {
         let mut shape = [3i64, 4, 5];
         let mut idx = [0i64; 3];
         // SAFETY: valid arrays of 3 items.
         unsafe { blosc2_unidim_to_multidim(3, shape.as_mut_ptr(), 37, idx.as_mut_ptr()) };
         assert_eq!(idx, [1, 3, 2]);
-        // SAFETY: as above.
-        unsafe { blosc2_unidim_to_multidim(3, shape.as_mut_ptr(), 100, idx.as_mut_ptr()) };
-        assert_eq!(idx, [5, 0, 0]);
         let strides = [20i64, 5, 1];
         let mut i = 0;
         // SAFETY: as above.

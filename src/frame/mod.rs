@@ -8,11 +8,13 @@ pub mod header;
 pub mod io;
 pub mod journal;
 pub mod lock;
+pub mod mmap;
 pub mod msgpack;
 pub mod offsets;
 pub mod packed_index;
 pub mod sframe;
 pub mod trailer;
+pub mod urlpath;
 
 pub use cframe::{Frame, FrameKind};
 pub use header::{FrameHeader, FrameType, Metalayer};

@@ -19,14 +19,21 @@ use crate::schunk::{Own, StorageSpec, SuperChunk};
 /// compressed block per block of items).
 #[derive(Debug, Clone)]
 pub struct ArraySpec {
+    /// Items along each dimension.
     pub shape: Vec<i64>,
+    /// Items along each dimension of a chunk (what one super-chunk chunk holds).
     pub chunkshape: Vec<i32>,
+    /// Items along each dimension of a block (what one compressed block holds).
     pub blockshape: Vec<i32>,
     /// NumPy's dtype string; `|S<typesize>` (raw bytes) when `None`.
     pub dtype: Option<String>,
+    /// The format of `dtype` (0: NumPy).
     pub dtype_format: i8,
+    /// Compression of the chunks (its `typesize` is the item size).
     pub cparams: CompressParams,
+    /// Decompression of the chunks.
     pub dparams: DecompressParams,
+    /// In memory or on disk, contiguous or sparse.
     pub storage: StorageSpec,
     /// Fixed-size metalayers to add besides "b2nd".
     pub metalayers: Vec<(String, Vec<u8>)>,
@@ -180,18 +187,22 @@ impl Array {
         self.sc
     }
 
+    /// Number of dimensions.
     pub fn ndim(&self) -> usize {
         self.layout.geometry.ndim
     }
 
+    /// Items along each dimension.
     pub fn shape(&self) -> &[i64] {
         self.layout.geometry.shape()
     }
 
+    /// Items along each dimension of a chunk.
     pub fn chunkshape(&self) -> &[i32] {
         self.layout.geometry.chunkshape()
     }
 
+    /// Items along each dimension of a block.
     pub fn blockshape(&self) -> &[i32] {
         self.layout.geometry.blockshape()
     }

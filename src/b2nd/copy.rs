@@ -7,7 +7,9 @@ use crate::error::{Error, Result};
 /// One side of a copy: a dense C-order buffer of `pad_shape` items and the corner where the
 /// copied region starts.
 pub struct Region<'a> {
+    /// The buffer's shape, in items (padding included).
     pub pad_shape: &'a [i64],
+    /// Where the region starts in the buffer, per dimension.
     pub start: &'a [i64],
 }
 

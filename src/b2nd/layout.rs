@@ -11,6 +11,7 @@ pub const DEFAULT_DTYPE: &[u8] = b"|u1";
 /// Geometry and item type of an array, plus the super-chunk's change count it was read at.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Layout {
+    /// Shapes and every size derived from them.
     pub geometry: Geometry,
     /// The dtype string (NumPy's by default); `None` for arrays read from dtype-less
     /// "caterva" metalayers.

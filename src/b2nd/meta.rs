@@ -11,8 +11,11 @@ pub const VERSION: u8 = 0;
 /// Decoded contents of a "b2nd" (or legacy "caterva") metalayer.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Meta {
+    /// Items along each dimension.
     pub shape: Vec<i64>,
+    /// Items along each dimension of a chunk.
     pub chunkshape: Vec<i32>,
+    /// Items along each dimension of a block.
     pub blockshape: Vec<i32>,
     /// `None` for old caterva metalayers that end after the blockshape.
     pub dtype: Option<(i8, Vec<u8>)>,

@@ -32,23 +32,37 @@ pub const MAX_DIM: usize = 16;
 /// Dimensions past `ndim` hold 1 in the shapes (so products ignore them) and 0 in the strides.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Geometry {
+    /// Number of dimensions (at most [`MAX_DIM`]).
     pub ndim: usize,
+    /// Items along each dimension.
     pub shape: [i64; MAX_DIM],
+    /// Items along each dimension of a chunk (one super-chunk chunk).
     pub chunkshape: [i32; MAX_DIM],
+    /// Items along each dimension of a block (one compressed block of a chunk).
     pub blockshape: [i32; MAX_DIM],
     /// `shape` rounded up to whole chunks.
     pub extshape: [i64; MAX_DIM],
     /// `chunkshape` rounded up to whole blocks.
     pub extchunkshape: [i64; MAX_DIM],
+    /// Items in the array.
     pub nitems: i64,
+    /// Items in `extshape` (the array padded to whole chunks).
     pub extnitems: i64,
+    /// Items in `extchunkshape` (a chunk padded to whole blocks): what a chunk stores.
     pub extchunknitems: i64,
+    /// Items in a chunk.
     pub chunknitems: i32,
+    /// Items in a block.
     pub blocknitems: i32,
+    /// C-order strides, in items, of the array's `shape`.
     pub item_array_strides: [i64; MAX_DIM],
+    /// C-order strides, in items, of `chunkshape`.
     pub item_chunk_strides: [i64; MAX_DIM],
+    /// C-order strides, in items, of `extchunkshape` (positions inside a stored chunk).
     pub item_extchunk_strides: [i64; MAX_DIM],
+    /// C-order strides, in items, of `blockshape` (positions inside a block).
     pub item_block_strides: [i64; MAX_DIM],
+    /// C-order strides of the grid of blocks in a chunk.
     pub block_chunk_strides: [i64; MAX_DIM],
     /// Chunk strides in the chunk grid (the reference multiplies by `extshape * chunkshape`
     /// instead of dividing; no code of either library reads this field, so it is right here).
@@ -166,14 +180,17 @@ impl Geometry {
         Ok(g)
     }
 
+    /// The shape, `ndim` dimensions.
     pub fn shape(&self) -> &[i64] {
         &self.shape[..self.ndim]
     }
 
+    /// The chunk shape, `ndim` dimensions.
     pub fn chunkshape(&self) -> &[i32] {
         &self.chunkshape[..self.ndim]
     }
 
+    /// The block shape, `ndim` dimensions.
     pub fn blockshape(&self) -> &[i32] {
         &self.blockshape[..self.ndim]
     }

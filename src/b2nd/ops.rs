@@ -173,7 +173,9 @@ pub fn orthogonal<H: Holder>(
 
 /// A buffer read from ([`Buffer::In`]) or written to ([`Buffer::Out`]).
 pub enum Buffer<'a> {
+    /// Items to store into the array.
     In(&'a [u8]),
+    /// Room for items read from the array.
     Out(&'a mut [u8]),
 }
 

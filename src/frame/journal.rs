@@ -64,7 +64,9 @@ fn sum64(data: &[u8]) -> u64 {
 /// The writes of one change, and the length the file has after it.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub struct Change {
+    /// The bytes written, each at its file offset, in order.
     pub writes: Vec<(u64, Vec<u8>)>,
+    /// The file's length once the writes are done (it may shrink).
     pub final_len: u64,
 }
 

@@ -46,6 +46,7 @@ pub struct FrameLock {
 }
 
 impl FrameLock {
+    /// The (not yet taken) lock of the frame at `frame_path`.
     pub fn new(frame_path: &Path, sparse: bool) -> FrameLock {
         FrameLock { path: sidecar_path(frame_path, sparse), file: None, depth: 0, seq: 0, stale: false }
     }

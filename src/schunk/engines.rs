@@ -31,6 +31,7 @@ pub trait Holder {
 pub struct Own<'a>(RefCell<&'a mut SuperChunk>);
 
 impl<'a> Own<'a> {
+    /// Hold `sc` for the operations run on this holder.
     pub fn new(sc: &'a mut SuperChunk) -> Own<'a> {
         Own(RefCell::new(sc))
     }
@@ -47,7 +48,9 @@ impl Holder for Own<'_> {
 /// Chunk bytes an operation keeps while the super-chunk is released: shared with an
 /// in-memory store (no copy), or read out of a frame.
 pub enum Held {
+    /// The in-memory store's own chunk.
     Shared(Arc<[u8]>),
+    /// A copy read from a frame.
     Owned(Vec<u8>),
 }
 
@@ -135,6 +138,7 @@ impl SuperChunk {
         std::mem::replace(&mut self.dctx, spare)
     }
 
+    /// Give back the decompression engine [`SuperChunk::take_decompressor`] lent.
     pub fn put_decompressor(&mut self, d: Box<Decompressor>) {
         self.dctx = d;
     }
@@ -172,6 +176,7 @@ pub fn with_decompressor<H: Holder, R>(h: &H, f: impl FnOnce(&mut Decompressor) 
 
 /// Chunk bytes fetched to decode some of its blocks ([`SuperChunk::partial_chunk`]).
 pub struct PartialChunk {
+    /// The chunk's bytes (the header and offsets at least, for a lazy chunk).
     pub chunk: Held,
     /// Serves the blocks read ahead (others go to the engine's own reader).
     pub reader: Option<Arc<dyn LazyReader>>,

@@ -74,6 +74,7 @@ impl SuperChunk {
         Ok(&self.metalayers[i].content)
     }
 
+    /// The fixed-size metalayers, in order.
     pub fn metalayers(&self) -> &[Metalayer] {
         &self.metalayers
     }

@@ -288,10 +288,12 @@ impl SuperChunk {
 
     // ----- accessors -----
 
+    /// The compression parameters of new chunks.
     pub fn cparams(&self) -> &CompressParams {
         &self.cparams
     }
 
+    /// The decompression parameters.
     pub fn dparams(&self) -> &DecompressParams {
         &self.dparams
     }
@@ -308,6 +310,7 @@ impl SuperChunk {
         &mut self.cctx
     }
 
+    /// The decompression engine (threads, postfilter, lazy-chunk reader).
     pub fn decompressor(&mut self) -> &mut Decompressor {
         &mut self.dctx
     }
@@ -359,6 +362,7 @@ impl SuperChunk {
         self.last_memory_edit = e;
     }
 
+    /// Number of chunks.
     pub fn nchunks(&self) -> i64 {
         match &self.store {
             Store::Memory(v) => v.len() as i64,
@@ -366,10 +370,12 @@ impl SuperChunk {
         }
     }
 
+    /// Uncompressed bytes of all the chunks.
     pub fn nbytes(&self) -> i64 {
         self.nbytes
     }
 
+    /// Compressed bytes of all the chunks (for a contiguous frame, its whole chunk payload).
     pub fn cbytes(&self) -> i64 {
         match &self.store {
             Store::Frame(f) if !f.is_sparse() => f.payload_len(),
@@ -377,6 +383,8 @@ impl SuperChunk {
         }
     }
 
+    /// Uncompressed bytes of a chunk (every chunk but the last has this size); -1 until the
+    /// first chunk says.
     pub fn chunksize(&self) -> i32 {
         self.chunksize
     }
@@ -388,18 +396,24 @@ impl SuperChunk {
         self.chunksize = chunksize;
     }
 
+    /// Bytes per item.
     pub fn typesize(&self) -> i32 {
         self.cparams.typesize
     }
 
+    /// The block size the frame header records (the parameters' until one is read or a
+    /// chunk sets it; 0 means automatic).
     pub fn blocksize(&self) -> i32 {
         self.blocksize
     }
 
+    /// The `blosc2_flags2` byte of the first chunk (whether chunks hold variable-length
+    /// blocks).
     pub fn flags2(&self) -> u8 {
         self.flags2
     }
 
+    /// Where the super-chunk's frame is on disk; `None` in memory.
     pub fn urlpath(&self) -> Option<&Path> {
         self.urlpath.as_deref()
     }
@@ -439,6 +453,7 @@ impl SuperChunk {
         }
     }
 
+    /// Whether accesses to the frame take its advisory lock (see [`crate::frame::lock`]).
     pub fn locking(&self) -> bool {
         self.lock.is_some()
     }

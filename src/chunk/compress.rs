@@ -27,6 +27,31 @@ pub const MAX_READ_DICT_SIZE: usize = Generation::V2.max_dict_size();
 pub const MIN_USEFUL_DICT: usize = 256;
 
 /// A compression context: parameters, user hooks and the worker threads it keeps.
+///
+/// Keep one for many chunks: threads, codec state and scratch buffers are made once.
+///
+/// ```
+/// use blosc2::chunk::compress::Compressor;
+/// use blosc2::chunk::decompress::Decompressor;
+/// use blosc2::chunk::{CompressParams, DecompressParams};
+/// use blosc2::codecs::Codec;
+///
+/// let params = CompressParams::default().with_codec(Codec::Lz4).with_typesize(8).with_nthreads(2);
+/// let mut comp = Compressor::new(params);
+/// let mut dec = Decompressor::new(DecompressParams { nthreads: 2, typesize: 8 });
+/// let mut out = vec![0u8; 1 << 20];
+/// for k in 0..3u64 {
+///     let data: Vec<u8> = (0..(1u64 << 17)).flat_map(|i| (i * k).to_le_bytes()).collect();
+///     let chunk = comp.compress_to_vec(&data)?; // blocks compressed by two threads
+///     assert_eq!(dec.decompress(&chunk, &mut out)?, data.len());
+///     assert_eq!(out, data);
+///     // Bytes 800..816 (items 100 and 101), decoding only the block that holds them.
+///     let mut two = [0u8; 16];
+///     dec.get_bytes(&chunk, 800, 16, &mut two)?;
+///     assert_eq!(two[..], data[800..816]);
+/// }
+/// # Ok::<(), blosc2::Error>(())
+/// ```
 pub struct Compressor {
     /// Codec, level, typesize, filters, threads and the rest of `blosc2_cparams`.
     pub params: CompressParams,

@@ -6,6 +6,48 @@
 use std::sync::{Arc, RwLock};
 
 /// A codec implemented outside this library.
+///
+/// ```
+/// use std::sync::Arc;
+/// use blosc2::chunk::{self, CompressParams};
+/// use blosc2::codecs::registry::{self, CodecCallContext, UserCodec};
+/// use blosc2::codecs::Codec;
+///
+/// /// Stores a run of bytes that go up by one as its first byte and length.
+/// struct Ramp;
+///
+/// impl UserCodec for Ramp {
+///     fn id(&self) -> u8 { 240 }
+///     fn name(&self) -> &str { "ramp" }
+///     fn version(&self) -> u8 { 1 }
+///     fn complib(&self) -> u8 { 240 }
+///     fn encode(&self, src: &[u8], dest: &mut [u8], _meta: u8, _ctx: &CodecCallContext) -> i32 {
+///         let ramp = src.iter().enumerate().all(|(i, &b)| b == src[0].wrapping_add(i as u8));
+///         if !ramp || dest.len() < 5 {
+///             return 0; // does not fit: the block is stored as it is
+///         }
+///         dest[0] = src[0];
+///         dest[1..5].copy_from_slice(&(src.len() as u32).to_le_bytes());
+///         5
+///     }
+///     fn decode(&self, src: &[u8], dest: &mut [u8], _meta: u8, _ctx: &CodecCallContext) -> i32 {
+///         let n = u32::from_le_bytes([src[1], src[2], src[3], src[4]]) as usize;
+///         if src.len() != 5 || n > dest.len() {
+///             return -1;
+///         }
+///         (0..n).for_each(|i| dest[i] = src[0].wrapping_add(i as u8));
+///         n as i32
+///     }
+/// }
+///
+/// registry::register(Arc::new(Ramp)).expect("id 240 is free");
+/// let data: Vec<u8> = (0..65_536u32).map(|i| i as u8).collect();
+/// let params = CompressParams::default().with_codec(Codec::User(240)).with_typesize(1).with_filters(&[]);
+/// let c = chunk::compress(&data, &params)?;
+/// assert!(c.len() < 200); // a few bytes per block
+/// assert_eq!(chunk::decompress(&c)?, data);
+/// # Ok::<(), blosc2::Error>(())
+/// ```
 pub trait UserCodec: Send + Sync {
     /// The codec id stored in chunks (`compcode`, 32-255).
     fn id(&self) -> u8;

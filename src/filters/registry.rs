@@ -15,6 +15,35 @@ pub struct CallContext {
 }
 
 /// A filter implemented outside this library.
+///
+/// ```
+/// use std::sync::Arc;
+/// use blosc2::chunk::{self, CompressParams};
+/// use blosc2::filters::registry::{self, CallContext, UserFilter};
+///
+/// /// Flips every bit: `backward` undoes `forward`.
+/// struct Invert;
+///
+/// impl UserFilter for Invert {
+///     fn id(&self) -> u8 { 200 }
+///     fn name(&self) -> &str { "invert" }
+///     fn version(&self) -> u8 { 1 }
+///     fn forward(&self, src: &[u8], dest: &mut [u8], _meta: u8, _ctx: &CallContext) -> i32 {
+///         dest.iter_mut().zip(src).for_each(|(d, s)| *d = !s);
+///         0
+///     }
+///     fn backward(&self, src: &[u8], dest: &mut [u8], meta: u8, ctx: &CallContext) -> i32 {
+///         self.forward(src, dest, meta, ctx)
+///     }
+/// }
+///
+/// registry::register(Arc::new(Invert)).expect("id 200 is free");
+/// let data: Vec<u8> = (0..50_000u32).flat_map(|i| i.to_le_bytes()).collect();
+/// // The user filter, then byte shuffle (1), before the codec.
+/// let c = chunk::compress(&data, &CompressParams::default().with_typesize(4).with_filters(&[200, 1]))?;
+/// assert_eq!(chunk::decompress(&c)?, data);
+/// # Ok::<(), blosc2::Error>(())
+/// ```
 pub trait UserFilter: Send + Sync {
     /// The filter id stored in chunk pipelines (32-255).
     fn id(&self) -> u8;

@@ -242,6 +242,50 @@ impl Storage for FileStorage {
 
 /// How a frame opens a file it needs: the frame file itself, or the index and chunk files
 /// of a sparse frame. The C layer plugs its I/O backends in here.
+///
+/// ```
+/// use std::path::Path;
+/// use std::sync::atomic::{AtomicUsize, Ordering};
+/// use std::sync::Arc;
+/// use blosc2::chunk::{CompressParams, DecompressParams};
+/// use blosc2::frame::io::{fs_opener, Opener, Storage};
+/// use blosc2::schunk::{StorageSpec, SuperChunk};
+///
+/// /// The filesystem, counting the files a frame opens or creates.
+/// struct Counting(Arc<AtomicUsize>);
+///
+/// impl Opener for Counting {
+///     fn open(&self, path: &Path, writable: bool) -> blosc2::Result<Box<dyn Storage>> {
+///         self.0.fetch_add(1, Ordering::Relaxed);
+///         fs_opener().open(path, writable)
+///     }
+///     fn create(&self, path: &Path) -> blosc2::Result<Box<dyn Storage>> {
+///         self.0.fetch_add(1, Ordering::Relaxed);
+///         fs_opener().create(path)
+///     }
+/// }
+///
+/// // A sparse frame: a directory with an index file and one file per chunk.
+/// let dir = std::env::temp_dir().join(format!("doc-sparse-{}.b2frame", std::process::id()));
+/// let _ = std::fs::remove_dir_all(&dir);
+/// let spec = StorageSpec { contiguous: false, urlpath: Some(dir.clone()) };
+/// let count = Arc::new(AtomicUsize::new(0));
+/// let files = Arc::new(Counting(count.clone()));
+/// let params = CompressParams::default().with_typesize(4);
+/// let mut sc = SuperChunk::new_on(params, DecompressParams::default(), &spec, files.clone())?;
+/// let data: Vec<u8> = (0..1000u32).flat_map(|i| i.to_le_bytes()).collect();
+/// sc.append_buffer(&data)?;
+/// sc.append_buffer(&data)?;
+/// drop(sc);
+/// assert!(count.load(Ordering::Relaxed) >= 3); // the index and two chunk files
+///
+/// let mut back = SuperChunk::open_on(&dir, 0, files)?;
+/// let mut out = vec![0u8; data.len()];
+/// back.decompress_chunk(1, &mut out)?;
+/// assert_eq!(out, data);
+/// std::fs::remove_dir_all(&dir).unwrap();
+/// # Ok::<(), blosc2::Error>(())
+/// ```
 pub trait Opener: Send + Sync {
     /// Open the existing file at `path`, for writing too when `writable`.
     fn open(&self, path: &Path, writable: bool) -> Result<Box<dyn Storage>>;

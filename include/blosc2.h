@@ -1319,12 +1319,33 @@ typedef struct blosc2_io_cb {
    * pointers into its own memory, as mmap does).
    */
   bool is_allocation_necessary;
+  /**
+   * Opens a stream (`blosc2_open_cb`).
+   */
   blosc2_open_cb open;
+  /**
+   * Closes a stream (`blosc2_close_cb`).
+   */
   blosc2_close_cb close;
+  /**
+   * Size of a stream (`blosc2_size_cb`).
+   */
   blosc2_size_cb size;
+  /**
+   * Writes to a stream (`blosc2_write_cb`).
+   */
   blosc2_write_cb write;
+  /**
+   * Reads from a stream (`blosc2_read_cb`).
+   */
   blosc2_read_cb read;
+  /**
+   * Truncates or extends a stream (`blosc2_truncate_cb`).
+   */
   blosc2_truncate_cb truncate;
+  /**
+   * Releases the backend's `params` (`blosc2_destroy_cb`).
+   */
   blosc2_destroy_cb destroy;
 } blosc2_io_cb;
 
@@ -1627,10 +1648,26 @@ typedef struct blosc2_filter {
  * A tuner: callbacks that pick block sizes and compression parameters on the fly.
  */
 typedef struct blosc2_tuner {
+  /**
+   * Called when a compression context using the tuner is created, with the context's
+   * `tuner_params`, the new context and NULL; a negative return refuses the context.
+   */
   int (*init)(void *config, blosc2_context *cctx, blosc2_context *dctx);
+  /**
+   * Called before each chunk when the context has no tuner parameters; negative on error.
+   */
   int (*next_blocksize)(blosc2_context *context);
+  /**
+   * Called before each chunk when the context has tuner parameters; negative on error.
+   */
   int (*next_cparams)(blosc2_context *context);
+  /**
+   * Called after each chunk (with tuner parameters) with its compression time in seconds.
+   */
   int (*update)(blosc2_context *context, double ctime);
+  /**
+   * Called when the compression context is freed (with tuner parameters).
+   */
   int (*free)(blosc2_context *context);
   /**
    * Tuner id.
@@ -1798,8 +1835,17 @@ int blosc2_vldecompress_block_ctx(blosc2_context *context,
                                   uint8_t **dest,
                                   int32_t *destsize);
 
+/**
+ * Create a compression context from `cparams` (after the environment overrides); free it
+ * with `blosc2_free_ctx`. Returns NULL when a filter id is refused or the tuner cannot be
+ * started.
+ */
 BLOSC_EXPORT blosc2_context *blosc2_create_cctx(struct blosc2_cparams cparams);
 
+/**
+ * Create a decompression context from `dparams` (`BLOSC_NTHREADS` overrides its thread
+ * count); free it with `blosc2_free_ctx`. Returns NULL only on an internal failure.
+ */
 BLOSC_EXPORT blosc2_context *blosc2_create_dctx(struct blosc2_dparams dparams);
 
 /**
@@ -1935,14 +1981,31 @@ struct blosc2_schunk *blosc2_schunk_open_offset_udio(const char *urlpath,
                                                      int64_t offset,
                                                      const struct blosc2_io *udio);
 
+/**
+ * Initialise the library: registers the plugin codecs and tuners the reference knows by
+ * name (loaded at first use). Calling it again before `blosc2_destroy` does nothing.
+ */
 BLOSC_EXPORT void blosc2_init(void);
 
+/**
+ * Tear down the library: releases the threads of the global calls (when initialised).
+ */
 BLOSC_EXPORT void blosc2_destroy(void);
 
+/**
+ * Release the threads of the global calls; 0 on success, a negative error code when the
+ * library is not initialised.
+ */
 BLOSC_EXPORT int blosc2_free_resources(void);
 
+/**
+ * The version of c-blosc2 this library stands in for, as a static C string.
+ */
 BLOSC_EXPORT const char *blosc2_get_version_string(void);
 
+/**
+ * The names of the built-in codecs, comma-separated, as a static C string.
+ */
 BLOSC_EXPORT const char *blosc2_list_compressors(void);
 
 /**
@@ -1964,12 +2027,27 @@ BLOSC_EXPORT int blosc2_compname_to_compcode(const char *compname);
  */
 BLOSC_EXPORT int blosc2_get_complib_info(const char *compname, char **complib, char **version);
 
+/**
+ * The message of error code `error_code` as a static C string ("Unknown error" for
+ * any other code).
+ */
 BLOSC_EXPORT const char *blosc2_error_string(int error_code);
 
+/**
+ * The number of threads of the global compression and decompression calls.
+ */
 BLOSC_EXPORT int16_t blosc2_get_nthreads(void);
 
+/**
+ * Set the number of threads of the global calls; returns the previous number, or a
+ * negative error code when `nthreads` is not positive.
+ */
 BLOSC_EXPORT int16_t blosc2_set_nthreads(int16_t nthreads);
 
+/**
+ * The name of the codec of the global compression calls as a static C string; NULL when
+ * the code is unknown.
+ */
 BLOSC_EXPORT const char *blosc1_get_compressor(void);
 
 /**
@@ -1978,12 +2056,24 @@ BLOSC_EXPORT const char *blosc1_get_compressor(void);
  */
 BLOSC_EXPORT int blosc1_set_compressor(const char *compname);
 
+/**
+ * Turn the delta filter of the global compression calls on (non-zero) or off (0).
+ */
 BLOSC_EXPORT void blosc2_set_delta(int dodelta);
 
+/**
+ * The block size forced for the global compression calls (0: automatic).
+ */
 BLOSC_EXPORT int blosc1_get_blocksize(void);
 
+/**
+ * Force the block size of the global compression calls (0: automatic).
+ */
 BLOSC_EXPORT void blosc1_set_blocksize(size_t blocksize);
 
+/**
+ * Set the split mode (`BLOSC_*_SPLIT`) of the global compression calls.
+ */
 BLOSC_EXPORT void blosc1_set_splitmode(int splitmode);
 
 /**
@@ -2030,18 +2120,40 @@ BLOSC_EXPORT int blosc1_decompress(const void *src, void *dest, size_t destsize)
  */
 BLOSC_EXPORT void blosc_set_timestamp(blosc_timestamp_t *timestamp);
 
+/**
+ * Nanoseconds elapsed between two timestamps taken with `blosc_set_timestamp`.
+ */
 BLOSC_EXPORT double blosc_elapsed_nsecs(blosc_timestamp_t start_time, blosc_timestamp_t end_time);
 
+/**
+ * Seconds elapsed between two timestamps taken with `blosc_set_timestamp`.
+ */
 BLOSC_EXPORT double blosc_elapsed_secs(blosc_timestamp_t start_time, blosc_timestamp_t end_time);
 
+/**
+ * A copy of `BLOSC2_CPARAMS_DEFAULTS` (for callers that cannot use the header's constants).
+ */
 BLOSC_EXPORT struct blosc2_cparams blosc2_get_blosc2_cparams_defaults(void);
 
+/**
+ * A copy of `BLOSC2_DPARAMS_DEFAULTS` (for callers that cannot use the header's constants).
+ */
 BLOSC_EXPORT struct blosc2_dparams blosc2_get_blosc2_dparams_defaults(void);
 
+/**
+ * A copy of `BLOSC2_STORAGE_DEFAULTS` (for callers that cannot use the header's constants).
+ */
 BLOSC_EXPORT struct blosc2_storage blosc2_get_blosc2_storage_defaults(void);
 
+/**
+ * A copy of `BLOSC2_IO_DEFAULTS` (for callers that cannot use the header's constants).
+ */
 BLOSC_EXPORT struct blosc2_io blosc2_get_blosc2_io_defaults(void);
 
+/**
+ * A copy of `BLOSC2_STDIO_MMAP_DEFAULTS` (for callers that cannot use the header's
+ * constants).
+ */
 BLOSC_EXPORT blosc2_stdio_mmap blosc2_get_blosc2_stdio_mmap_defaults(void);
 
 /**

@@ -64,7 +64,13 @@ extern "C" {
  * Names of the encoder and decoder functions exported by a dynamically loaded codec.
  */
 typedef struct codec_info {
+  /**
+   * Name of the plugin's encoder function (`blosc2_codec::encoder`).
+   */
   char *encoder;
+  /**
+   * Name of the plugin's decoder function (`blosc2_codec::decoder`).
+   */
   char *decoder;
 } codec_info;
 

@@ -44,7 +44,13 @@ extern "C" {
  * Names of the forward and backward functions exported by a dynamically loaded filter.
  */
 typedef struct filter_info {
+  /**
+   * Name of the plugin's forward (encoding) function (`blosc2_filter::forward`).
+   */
   char *forward;
+  /**
+   * Name of the plugin's backward (decoding) function (`blosc2_filter::backward`).
+   */
   char *backward;
 } filter_info;
 

@@ -24,10 +24,25 @@ extern "C" {
  * Names of the functions exported by a dynamically loaded tuner.
  */
 typedef struct tuner_info {
+  /**
+   * Name of the plugin's `init` function (`blosc2_tuner::init`).
+   */
   char *init;
+  /**
+   * Name of the plugin's `next_blocksize` function (`blosc2_tuner::next_blocksize`).
+   */
   char *next_blocksize;
+  /**
+   * Name of the plugin's `next_cparams` function (`blosc2_tuner::next_cparams`).
+   */
   char *next_cparams;
+  /**
+   * Name of the plugin's `update` function (`blosc2_tuner::update`).
+   */
   char *update;
+  /**
+   * Name of the plugin's `free` function (`blosc2_tuner::free`).
+   */
   char *free;
 } tuner_info;
 

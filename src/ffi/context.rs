@@ -18,8 +18,11 @@ use crate::chunk::{CompressParams, DecompressParams};
 use crate::error::Error;
 use crate::filters::registry::CallContext;
 
+/// The codec machinery a context drives: a compressor or a decompressor.
 pub enum Engine {
+    /// A compression context (`blosc2_create_cctx`).
     Compress(Compressor),
+    /// A decompression context (`blosc2_create_dctx`).
     Decompress(Decompressor),
 }
 
@@ -28,9 +31,12 @@ pub struct Context {
     /// Unique for the life of the process: a context freed and another made at the same
     /// address still tell apart (super-chunks notice contexts their callers replaced).
     pub id: u64,
+    /// The compressor or decompressor behind the context.
     pub engine: Engine,
     /// The parameters as the user gave them (after env overrides), for `ctx_get_*params`.
     pub cparams: blosc2_cparams,
+    /// The decompression parameters as the user gave them (the defaults in a compression
+    /// context).
     pub dparams: blosc2_dparams,
     /// Our own copies of the callback parameter structs (the caller's may go away).
     preparams: Option<Box<blosc2_prefilter_params>>,
@@ -161,6 +167,7 @@ fn env_cparams(cp: &mut blosc2_cparams) {
     cp.splitmode = p.splitmode;
 }
 
+/// The core compression parameters (`CompressParams`) of the public `blosc2_cparams`.
 pub fn core_cparams(cp: &blosc2_cparams) -> CompressParams {
     CompressParams {
         compcode: cp.compcode,
@@ -263,6 +270,9 @@ pub fn cparams_acceptable(cp: &blosc2_cparams) -> bool {
     cp.filters.iter().all(|&f| filter_id_ok(f))
 }
 
+/// Create a compression context from `cparams` (after the environment overrides); free it
+/// with `blosc2_free_ctx`. Returns NULL when a filter id is refused or the tuner cannot be
+/// started.
 #[no_mangle]
 pub extern "C" fn blosc2_create_cctx(cparams: blosc2_cparams) -> *mut blosc2_context {
     blosc2_create_cctx_impl(cparams)
@@ -340,6 +350,8 @@ fn free_ctx(ctx: Box<Context>) {
     drop(ctx);
 }
 
+/// Create a decompression context from `dparams` (`BLOSC_NTHREADS` overrides its thread
+/// count); free it with `blosc2_free_ctx`. Returns NULL only on an internal failure.
 #[no_mangle]
 pub extern "C" fn blosc2_create_dctx(dparams: blosc2_dparams) -> *mut blosc2_context {
     blosc2_create_dctx_impl(dparams)

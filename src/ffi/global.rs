@@ -18,6 +18,8 @@ use crate::settings::{self, GlobalCall, Overrides, ProcessVars, SETTINGS};
 /// Whether `blosc2_init` ran (and `blosc2_destroy` did not since).
 pub static INITIALIZED: AtomicBool = AtomicBool::new(false);
 
+/// Initialise the library once (registers the plugin codecs and tuners known by name);
+/// does nothing while it is initialised already.
 pub fn ensure_init() {
     if !INITIALIZED.swap(true, Ordering::AcqRel) {
         super::registry::register_builtin_plugins();
@@ -25,6 +27,8 @@ pub fn ensure_init() {
     }
 }
 
+/// The C return value of a core result: the count on success, the (negative) error code
+/// otherwise.
 pub fn result_code(r: crate::Result<usize>) -> c_int {
     match r {
         Ok(n) => n as c_int,
@@ -32,11 +36,14 @@ pub fn result_code(r: crate::Result<usize>) -> c_int {
     }
 }
 
+/// Initialise the library: registers the plugin codecs and tuners the reference knows by
+/// name (loaded at first use). Calling it again before `blosc2_destroy` does nothing.
 #[no_mangle]
 pub extern "C" fn blosc2_init() {
     guard((), ensure_init)
 }
 
+/// Tear down the library: releases the threads of the global calls (when initialised).
 #[no_mangle]
 pub extern "C" fn blosc2_destroy() {
     guard((), || {
@@ -46,6 +53,8 @@ pub extern "C" fn blosc2_destroy() {
     })
 }
 
+/// Release the threads of the global calls; 0 on success, a negative error code when the
+/// library is not initialised.
 #[no_mangle]
 pub extern "C" fn blosc2_free_resources() -> c_int {
     guard(PANIC_CODE, || {
@@ -57,11 +66,13 @@ pub extern "C" fn blosc2_free_resources() -> c_int {
     })
 }
 
+/// The version of c-blosc2 this library stands in for, as a static C string.
 #[no_mangle]
 pub extern "C" fn blosc2_get_version_string() -> *const c_char {
     super::abi::edition::VERSION_STRING.as_ptr()
 }
 
+/// The names of the built-in codecs, comma-separated, as a static C string.
 #[no_mangle]
 pub extern "C" fn blosc2_list_compressors() -> *const c_char {
     c"blosclz,lz4,lz4hc,zlib,zstd".as_ptr()
@@ -173,6 +184,8 @@ pub unsafe extern "C" fn blosc2_get_complib_info(
     })
 }
 
+/// The message of error code `error_code` as a static C string ("Unknown error" for
+/// any other code).
 #[no_mangle]
 pub extern "C" fn blosc2_error_string(error_code: c_int) -> *const c_char {
     match Error::from_code(error_code) {
@@ -187,11 +200,14 @@ fn error_cstr(e: Error) -> *const c_char {
     t[(-e.code() - 1) as usize].as_ptr()
 }
 
+/// The number of threads of the global compression and decompression calls.
 #[no_mangle]
 pub extern "C" fn blosc2_get_nthreads() -> i16 {
     SETTINGS.nthreads()
 }
 
+/// Set the number of threads of the global calls; returns the previous number, or a
+/// negative error code when `nthreads` is not positive.
 #[no_mangle]
 pub extern "C" fn blosc2_set_nthreads(nthreads: i16) -> i16 {
     blosc2_set_nthreads_impl(nthreads)
@@ -205,6 +221,8 @@ pub(crate) fn blosc2_set_nthreads_impl(nthreads: i16) -> i16 {
     })
 }
 
+/// The name of the codec of the global compression calls as a static C string; NULL when
+/// the code is unknown.
 #[no_mangle]
 pub extern "C" fn blosc1_get_compressor() -> *const c_char {
     let code = SETTINGS.compressor();
@@ -239,22 +257,26 @@ pub(crate) unsafe fn blosc1_set_compressor_impl(compname: *const c_char) -> c_in
     })
 }
 
+/// Turn the delta filter of the global compression calls on (non-zero) or off (0).
 #[no_mangle]
 pub extern "C" fn blosc2_set_delta(dodelta: c_int) {
     SETTINGS.set_delta(dodelta);
     guard((), ensure_init)
 }
 
+/// The block size forced for the global compression calls (0: automatic).
 #[no_mangle]
 pub extern "C" fn blosc1_get_blocksize() -> c_int {
     SETTINGS.blocksize()
 }
 
+/// Force the block size of the global compression calls (0: automatic).
 #[no_mangle]
 pub extern "C" fn blosc1_set_blocksize(blocksize: usize) {
     SETTINGS.set_blocksize(blocksize)
 }
 
+/// Set the split mode (`BLOSC_*_SPLIT`) of the global compression calls.
 #[no_mangle]
 pub extern "C" fn blosc1_set_splitmode(splitmode: c_int) {
     SETTINGS.set_splitmode(splitmode)
@@ -443,11 +465,13 @@ fn nsecs(start: &blosc_timestamp_t, end: &blosc_timestamp_t) -> f64 {
     s + (end.tv_nsec - start.tv_nsec) as f64
 }
 
+/// Nanoseconds elapsed between two timestamps taken with `blosc_set_timestamp`.
 #[no_mangle]
 pub extern "C" fn blosc_elapsed_nsecs(start_time: blosc_timestamp_t, end_time: blosc_timestamp_t) -> f64 {
     nsecs(&start_time, &end_time)
 }
 
+/// Seconds elapsed between two timestamps taken with `blosc_set_timestamp`.
 #[no_mangle]
 pub extern "C" fn blosc_elapsed_secs(start_time: blosc_timestamp_t, end_time: blosc_timestamp_t) -> f64 {
     nsecs(&start_time, &end_time) / 1e9
@@ -455,26 +479,32 @@ pub extern "C" fn blosc_elapsed_secs(start_time: blosc_timestamp_t, end_time: bl
 
 // ---- Defaults getters ----
 
+/// A copy of `BLOSC2_CPARAMS_DEFAULTS` (for callers that cannot use the header's constants).
 #[no_mangle]
 pub extern "C" fn blosc2_get_blosc2_cparams_defaults() -> blosc2_cparams {
     BLOSC2_CPARAMS_DEFAULTS
 }
 
+/// A copy of `BLOSC2_DPARAMS_DEFAULTS` (for callers that cannot use the header's constants).
 #[no_mangle]
 pub extern "C" fn blosc2_get_blosc2_dparams_defaults() -> blosc2_dparams {
     BLOSC2_DPARAMS_DEFAULTS
 }
 
+/// A copy of `BLOSC2_STORAGE_DEFAULTS` (for callers that cannot use the header's constants).
 #[no_mangle]
 pub extern "C" fn blosc2_get_blosc2_storage_defaults() -> blosc2_storage {
     BLOSC2_STORAGE_DEFAULTS
 }
 
+/// A copy of `BLOSC2_IO_DEFAULTS` (for callers that cannot use the header's constants).
 #[no_mangle]
 pub extern "C" fn blosc2_get_blosc2_io_defaults() -> blosc2_io {
     BLOSC2_IO_DEFAULTS
 }
 
+/// A copy of `BLOSC2_STDIO_MMAP_DEFAULTS` (for callers that cannot use the header's
+/// constants).
 #[no_mangle]
 pub extern "C" fn blosc2_get_blosc2_stdio_mmap_defaults() -> blosc2_stdio_mmap {
     BLOSC2_STDIO_MMAP_DEFAULTS

@@ -22,6 +22,7 @@ pub use super::cmem::malloc_copy;
 
 /// The Rust side of one `blosc2_schunk`.
 pub struct Handle {
+    /// The core super-chunk.
     pub sc: SuperChunk,
     pub(crate) public: *mut blosc2_schunk,
     /// Chunks handed over with `copy == false`: the reference keeps (and frees) them, so they
@@ -392,6 +393,7 @@ impl Handle {
         unsafe { (*self.public).storage.as_ref() }
     }
 
+    /// The public `blosc2_schunk` struct handed to C for this super-chunk.
     pub fn public(&self) -> *mut blosc2_schunk {
         self.public
     }

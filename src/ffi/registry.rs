@@ -49,10 +49,12 @@ pub const PLUGIN_CODECS: [(u8, &std::ffi::CStr); 9] = [
     (40, c"htj2k"),
 ];
 
+/// The static name of the reference's plugin codec `id` (32-40), if it is one.
 pub fn plugin_codec_name(id: u8) -> Option<*const c_char> {
     PLUGIN_CODECS.iter().find(|p| p.0 == id).map(|p| p.1.as_ptr())
 }
 
+/// The id of the reference's plugin codec called `name`, if it is one.
 pub fn plugin_codec_by_name(name: &str) -> Option<u8> {
     PLUGIN_CODECS.iter().find(|p| p.1.to_str() == Ok(name)).map(|p| p.0)
 }
@@ -280,10 +282,12 @@ fn leak_name(s: &str) -> *const c_char {
     map.entry(s.to_string()).or_insert_with(|| CString::new(s).unwrap_or_default()).as_ptr()
 }
 
+/// The name of the user-registered codec `id` (kept for the life of the process), if any.
 pub fn user_codec_name(id: u8) -> Option<*const c_char> {
     codec_reg::find(id).map(|c| leak_name(c.name()))
 }
 
+/// The id of the user-registered codec called `name`, if any.
 pub fn user_codec_by_name(name: &str) -> Option<u8> {
     codec_reg::find_by_name(name).map(|c| c.id())
 }

@@ -779,6 +779,8 @@ pub fn register_opened(sc: SuperChunk, contiguous: bool, urlpath: Option<&str>, 
     register(sc, cp, dp, contiguous, urlpath, io)
 }
 
+/// `blosc2_schunk_open_offset` (and `blosc2_schunk_open` at offset 0) without the panic
+/// guard: the super-chunk stored at `urlpath` from byte `offset`, or the error.
 pub fn open_impl(urlpath: *const c_char, offset: i64) -> Result<*mut blosc2_schunk> {
     // SAFETY: per the API contract.
     let p = unsafe { cstr(urlpath) }.ok_or(Error::NullPointer)?;
@@ -820,6 +822,8 @@ pub unsafe extern "C" fn blosc2_schunk_open_offset(urlpath: *const c_char, offse
     guard(std::ptr::null_mut(), || open_impl(urlpath, offset).unwrap_or(std::ptr::null_mut()))
 }
 
+/// `blosc2_schunk_from_buffer` without the panic guard: the super-chunk of the contiguous
+/// frame of `len` bytes at `cframe`, or the error.
 pub fn from_buffer_impl(cframe: *mut u8, len: i64, copy: bool) -> Result<*mut blosc2_schunk> {
     if cframe.is_null() {
         return Err(Error::NullPointer);
@@ -862,6 +866,8 @@ pub unsafe extern "C" fn blosc2_schunk_avoid_cframe_free(schunk: *mut blosc2_sch
     })
 }
 
+/// `blosc2_schunk_copy` without the panic guard: a copy of `schunk` in `storage`
+/// (recompressed when `storage` gives compression parameters), or the error.
 pub fn copy_impl(schunk: *mut blosc2_schunk, storage: *const blosc2_storage) -> Result<*mut blosc2_schunk> {
     if storage.is_null() {
         return Err(Error::NullPointer);

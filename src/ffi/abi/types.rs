@@ -139,12 +139,19 @@ pub struct blosc2_io_cb {
     /// Whether reads need a caller-allocated buffer (false when the backend hands out
     /// pointers into its own memory, as mmap does).
     pub is_allocation_necessary: bool,
+    /// Opens a stream (`blosc2_open_cb`).
     pub open: blosc2_open_cb,
+    /// Closes a stream (`blosc2_close_cb`).
     pub close: blosc2_close_cb,
+    /// Size of a stream (`blosc2_size_cb`).
     pub size: blosc2_size_cb,
+    /// Writes to a stream (`blosc2_write_cb`).
     pub write: blosc2_write_cb,
+    /// Reads from a stream (`blosc2_read_cb`).
     pub read: blosc2_read_cb,
+    /// Truncates or extends a stream (`blosc2_truncate_cb`).
     pub truncate: blosc2_truncate_cb,
+    /// Releases the backend's `params` (`blosc2_destroy_cb`).
     pub destroy: blosc2_destroy_cb,
 }
 
@@ -168,6 +175,8 @@ pub struct blosc2_io {
 #[repr(C)]
 #[derive(Debug, Clone, Copy)]
 pub struct blosc2_tuner {
+    /// Called when a compression context using the tuner is created, with the context's
+    /// `tuner_params`, the new context and NULL; a negative return refuses the context.
     pub init: Option<
         unsafe extern "C" fn(
             config: *mut c_void,
@@ -175,9 +184,13 @@ pub struct blosc2_tuner {
             dctx: *mut blosc2_context,
         ) -> c_int,
     >,
+    /// Called before each chunk when the context has no tuner parameters; negative on error.
     pub next_blocksize: Option<unsafe extern "C" fn(context: *mut blosc2_context) -> c_int>,
+    /// Called before each chunk when the context has tuner parameters; negative on error.
     pub next_cparams: Option<unsafe extern "C" fn(context: *mut blosc2_context) -> c_int>,
+    /// Called after each chunk (with tuner parameters) with its compression time in seconds.
     pub update: Option<unsafe extern "C" fn(context: *mut blosc2_context, ctime: f64) -> c_int>,
+    /// Called when the compression context is freed (with tuner parameters).
     pub free: Option<unsafe extern "C" fn(context: *mut blosc2_context) -> c_int>,
     /// Tuner id.
     pub id: c_int,

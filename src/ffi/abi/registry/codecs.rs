@@ -26,6 +26,8 @@ pub const BLOSC_CODEC_HTJ2K: c_int = 40;
 #[repr(C)]
 #[derive(Debug, Clone, Copy)]
 pub struct codec_info {
+    /// Name of the plugin's encoder function (`blosc2_codec::encoder`).
     pub encoder: *mut c_char,
+    /// Name of the plugin's decoder function (`blosc2_codec::decoder`).
     pub decoder: *mut c_char,
 }

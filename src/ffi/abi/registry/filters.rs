@@ -18,6 +18,8 @@ pub const BLOSC_FILTER_INT_TRUNC: c_int = 36;
 #[repr(C)]
 #[derive(Debug, Clone, Copy)]
 pub struct filter_info {
+    /// Name of the plugin's forward (encoding) function (`blosc2_filter::forward`).
     pub forward: *mut c_char,
+    /// Name of the plugin's backward (decoding) function (`blosc2_filter::backward`).
     pub backward: *mut c_char,
 }

@@ -465,6 +465,39 @@ fn encode<const N: usize, const HASH_TWICE: bool, const SHORT: bool>(
         // Distance code: 0 means the previous byte.
         let dist = anchor - rf - 1;
         let len = end - anchor;
+        // The common case (a short literal run, then a short near match) in one window of
+        // the output, with the reference's room checks done on the positions.
+        let k = anchor - lit_start;
+        if k <= MAX_COPY && len < 7 && dist < MAX_DISTANCE {
+            if k > 0 && op + k + 2 > out_len {
+                return 0;
+            }
+            let at = if k > 0 { op + 1 + k } else { op };
+            if at + 3 > out_len {
+                return 0;
+            }
+            if let (Some(w), Some(src)) = (out.get_mut(op..op + MAX_COPY + 3), input.get(lit_start..lit_start + MAX_COPY)) {
+                let w: &mut [u8; MAX_COPY + 3] = w.try_into().unwrap();
+                let m = if k > 0 {
+                    w[1..1 + MAX_COPY].copy_from_slice(src);
+                    w[0] = (k - 1) as u8;
+                    1 + k
+                } else {
+                    0
+                };
+                w[m] = ((len << 5) + (dist >> 8)) as u8;
+                w[m + 1] = (dist & 255) as u8;
+                op += m + 2;
+                let seq = read_u32(input, end);
+                htab[hash::<N>(seq)] = end as u32;
+                if HASH_TWICE {
+                    htab[hash::<N>(seq >> 8)] = (end + 1) as u32;
+                }
+                ip = end + 2;
+                lit_start = ip;
+                continue;
+            }
+        }
         op = match write_literals(out, op, input, lit_start, anchor) {
             Some(op) => op,
             None => return 0,

@@ -11,7 +11,8 @@
 pub mod array;
 pub mod copy;
 pub mod layout;
-pub mod meta;
+/// The "b2nd" metalayer format (kept with the codecs, its lowest reader).
+pub use crate::codecs::b2nd_meta as meta;
 pub mod ops;
 pub mod ortho;
 pub mod resize;
@@ -24,8 +25,7 @@ pub use ops::Fill;
 
 use crate::error::{Error, Result};
 
-/// Most dimensions an array can have (`B2ND_MAX_DIM`).
-pub const MAX_DIM: usize = 16;
+pub use crate::codecs::b2nd_meta::MAX_DIM;
 
 /// Shape of an array with every derived size, as `b2nd_array_t` exposes them.
 ///

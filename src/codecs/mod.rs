@@ -6,6 +6,7 @@
 //! fit in the output (the chunk layer then stores it raw); decompression must produce exactly
 //! the expected number of bytes or fail.
 
+pub mod b2nd_meta;
 pub mod blosclz;
 pub mod lz4;
 pub mod ndlz;

@@ -110,17 +110,17 @@ pub struct B2ndShapes {
     /// Number of dimensions in use (the first `ndim` entries of each shape).
     pub ndim: u8,
     /// Shape of the whole array, in items.
-    pub shape: [i64; crate::b2nd::MAX_DIM],
+    pub shape: [i64; super::b2nd_meta::MAX_DIM],
     /// Shape of a chunk, in items.
-    pub chunkshape: [i32; crate::b2nd::MAX_DIM],
+    pub chunkshape: [i32; super::b2nd_meta::MAX_DIM],
     /// Shape of a block, in items.
-    pub blockshape: [i32; crate::b2nd::MAX_DIM],
+    pub blockshape: [i32; super::b2nd_meta::MAX_DIM],
 }
 
 impl B2ndShapes {
     /// Decode a "b2nd" metalayer's content; `None` when it is malformed.
     pub fn from_metalayer(content: &[u8]) -> Option<B2ndShapes> {
-        let (m, _) = crate::b2nd::meta::decode(content).ok()?;
+        let (m, _) = super::b2nd_meta::decode(content).ok()?;
         let mut s = B2ndShapes { ndim: m.shape.len() as u8, ..Default::default() };
         s.shape[..m.shape.len()].copy_from_slice(&m.shape);
         s.chunkshape[..m.chunkshape.len()].copy_from_slice(&m.chunkshape);

@@ -1,9 +1,15 @@
 //! The "b2nd" metalayer: a msgpack array of 7 entries (version, ndim, shape as int64s,
 //! chunkshape and blockshape as int32s, dtype format, dtype as str32), laid out exactly as
 //! the reference writes it so frames are byte-identical.
+//!
+//! It lives with the codecs because the n-dimensional codecs (NDLZ, ZFP) are its lowest
+//! reader: super-chunks hand them an array's shapes from it ([`super::registry::B2ndShapes`]).
+//! [`crate::b2nd`] re-exports it as `b2nd::meta`, with [`MAX_DIM`].
 
-use super::MAX_DIM;
 use crate::error::{Error, Result};
+
+/// Most dimensions an array can have (`B2ND_MAX_DIM`).
+pub const MAX_DIM: usize = 16;
 
 /// Version of the metalayer layout written.
 pub const VERSION: u8 = 0;

@@ -468,6 +468,7 @@ fn encode<const N: usize, const HASH_TWICE: bool, const SHORT: bool>(
         // The common case (a short literal run, then a short near match) in one window of
         // the output, with the reference's room checks done on the positions.
         let k = anchor - lit_start;
+        let mut fast = None;
         if k <= MAX_COPY && len < 7 && dist < MAX_DISTANCE {
             if k > 0 && op + k + 2 > out_len {
                 return 0;
@@ -487,27 +488,24 @@ fn encode<const N: usize, const HASH_TWICE: bool, const SHORT: bool>(
                 };
                 w[m] = ((len << 5) + (dist >> 8)) as u8;
                 w[m + 1] = (dist & 255) as u8;
-                op += m + 2;
-                let seq = read_u32(input, end);
-                htab[hash::<N>(seq)] = end as u32;
-                if HASH_TWICE {
-                    htab[hash::<N>(seq >> 8)] = (end + 1) as u32;
-                }
-                ip = end + 2;
-                lit_start = ip;
-                continue;
+                fast = Some(op + m + 2);
             }
         }
-        op = match write_literals(out, op, input, lit_start, anchor) {
+        op = match fast {
             Some(op) => op,
-            None => return 0,
+            None => {
+                op = match write_literals(out, op, input, lit_start, anchor) {
+                    Some(op) => op,
+                    None => return 0,
+                };
+                // The match, plus room for the control byte of the literal run that is
+                // assumed to follow (the reference checks for it).
+                if op + match_cost(len, dist) + 1 > out_len {
+                    return 0;
+                }
+                write_match(out, op, len, dist)
+            }
         };
-        // The match, plus room for the control byte of the literal run that is assumed to
-        // follow (the reference checks for it).
-        if op + match_cost(len, dist) + 1 > out_len {
-            return 0;
-        }
-        op = write_match(out, op, len, dist);
 
         // Teach the hash table the position where the match stops.
         let seq = read_u32(input, end);

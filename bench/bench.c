@@ -20,7 +20,7 @@
  * quick mode: bench quick [seconds_per_measure] (scripts/bench-quick.sh, a minute or two) times
  * the exported shuffle kernels (32 KiB and 256 KiB, type sizes 2/4/8/16, buffers 16 bytes off
  * a cache line as malloc returns them), a 4 MiB memcpy, and a few configurations of the
- * matrix (one and two threads), one line each:
+ * matrix (one and two threads), and two with a context made and freed per call, one line each:
  *   quick item GBps
  */
 #include <stdio.h>
@@ -291,6 +291,51 @@ static int bench_lazy(double budget, const char *dir) {
 typedef struct { int32_t (*k)(int32_t, int32_t, const void *, void *); int32_t ts, n; const void *src; void *dst; } kernel_job;
 static int do_kernel(void *p) { kernel_job *j = p; return j->k(j->ts, j->n, j->src, j->dst); }
 
+/* Check a round trip and print its two speed lines. */
+static void quick_report(const char *name, const void *src, const void *back, int32_t n, int csize, int dsize,
+                         double tc, double td) {
+  if (csize <= 0 || dsize != n || memcmp(src, back, n) != 0) {
+    fprintf(stderr, "%s: round trip failed (%d, %d)\n", name, csize, dsize);
+    exit(1);
+  }
+  printf("quick %s/compress %.3f %d\n", name, n / tc / 1e9, csize);
+  printf("quick %s/decompress %.3f %d\n", name, n / td / 1e9, csize);
+}
+
+/* A context made, used once and freed per call (python-blosc2's compress2, numcodecs'
+   blosc_compress_ctx): what a context costs to start, its scratch and threads included. */
+typedef struct { blosc2_cparams cp; blosc2_dparams dp; const void *src; int32_t n; void *dst; int32_t dn; } percall_job;
+static int do_c_percall(void *a) {
+  percall_job *j = a;
+  blosc2_context *c = blosc2_create_cctx(j->cp);
+  int rc = blosc2_compress_ctx(c, j->src, j->n, j->dst, j->dn);
+  blosc2_free_ctx(c);
+  return rc;
+}
+static int do_d_percall(void *a) {
+  percall_job *j = a;
+  blosc2_context *c = blosc2_create_dctx(j->dp);
+  int rc = blosc2_decompress_ctx(c, j->src, j->n, j->dst, j->dn);
+  blosc2_free_ctx(c);
+  return rc;
+}
+
+static void quick_percall(double budget, const char *name, const void *src, int32_t n, int32_t typesize, int nthreads) {
+  percall_job jc = {BLOSC2_CPARAMS_DEFAULTS, BLOSC2_DPARAMS_DEFAULTS, src, n, malloc(n + BLOSC2_MAX_OVERHEAD),
+                    n + BLOSC2_MAX_OVERHEAD};
+  jc.cp.compcode = BLOSC_LZ4;
+  jc.cp.typesize = typesize;
+  jc.cp.nthreads = jc.dp.nthreads = (int16_t)nthreads;
+  int csize, dsize;
+  double tc = measure(budget, do_c_percall, &jc, &csize);
+  unsigned char *back = malloc(n);
+  percall_job jd = jc;
+  jd.src = jc.dst; jd.n = csize; jd.dst = back; jd.dn = n;
+  double td = measure(budget, do_d_percall, &jd, &dsize);
+  quick_report(name, src, back, n, csize, dsize, tc, td);
+  free(jc.dst); free(back);
+}
+
 /* One configuration of the matrix: compression and decompression speed lines. */
 static void quick_chunk(double budget, const char *name, const void *src, int32_t n, int32_t typesize, int codec,
                         int filter, int clevel, int nthreads) {
@@ -310,12 +355,7 @@ static void quick_chunk(double budget, const char *name, const void *src, int32_
   job jd = {dc, comp, csize, back, n};
   int dsize;
   double td = measure(budget, do_d, &jd, &dsize);
-  if (csize <= 0 || dsize != n || memcmp(src, back, n) != 0) {
-    fprintf(stderr, "%s: round trip failed (%d, %d)\n", name, csize, dsize);
-    exit(1);
-  }
-  printf("quick %s/compress %.3f %d\n", name, n / tc / 1e9, csize);
-  printf("quick %s/decompress %.3f %d\n", name, n / td / 1e9, csize);
+  quick_report(name, src, back, n, csize, dsize, tc, td);
   free(comp); free(back);
   blosc2_free_ctx(cc); blosc2_free_ctx(dc);
 }
@@ -374,6 +414,8 @@ static int bench_quick(double budget) {
     quick_chunk(budget, name, data[rows[r].data], N, dtypesizes[rows[r].data], rows[r].codec, rows[r].filter,
                 rows[r].clevel, rows[r].nthreads);
   }
+  quick_percall(budget, "percall/ramp-i64-256KiB/lz4/shuffle/5/1t", ramp, 256 << 10, 8, 1);
+  quick_percall(budget, "percall/ramp-i64-1MiB/lz4/shuffle/5/2t", ramp, 1 << 20, 8, 2);
   free(smooth); free(ramp); free(rnd); free(out);
   return 0;
 }

@@ -46,10 +46,6 @@ pub(crate) struct DeferredCopies {
 }
 
 impl DeferredCopies {
-    pub(crate) const fn new() -> DeferredCopies {
-        DeferredCopies { list: Vec::new() }
-    }
-
     pub(crate) fn clear(&mut self) {
         self.list.clear();
     }

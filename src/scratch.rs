@@ -1,4 +1,13 @@
 //! Reusable scratch memory for the block pipeline and the filters.
+//!
+//! Scratch is sized for the worst case (a whole block, a block's compression bound) but
+//! usually only partly written: a block that compresses well fills a few pages of its
+//! bound. Memory that is allocated zeroed and never written should cost nothing resident,
+//! as `malloc`ed scratch costs the reference nothing until written. A zeroed `Vec` does not
+//! guarantee that: glibc serves it from reused heap whenever its dynamic thresholds have
+//! risen (after the caller freed a few MiB, say), and `calloc` then clears every byte. Large
+//! scratch is therefore a private anonymous mapping, whose pages the kernel supplies zeroed
+//! on first touch; small scratch, and any request a mapping cannot serve, uses the heap.
 
 /// Alignment of [`ScratchBuf`] bytes: a cache line, so that the shuffle kernels' vector
 /// stores into scratch never straddle two lines (a block-sized `Vec<u8>` comes from
@@ -6,43 +15,198 @@
 /// buffer ran at about half the speed of an aligned one).
 const SCRATCH_ALIGN: usize = 64;
 
-/// A grow-only byte buffer whose contents start on a [`SCRATCH_ALIGN`] boundary.
+/// Scratch at least this large is mapped rather than taken from the heap (glibc's own
+/// default threshold for serving `malloc` by `mmap`).
+const MAP_MIN: usize = 128 * 1024;
+
+/// A grow-only, zero-initialised byte buffer whose contents start on a [`SCRATCH_ALIGN`]
+/// boundary; growing keeps the bytes already there.
 #[derive(Default)]
 pub struct ScratchBuf {
-    raw: Vec<u8>,
-    start: usize,
+    store: Store,
     len: usize,
 }
 
+#[derive(Default)]
+enum Store {
+    /// Nothing allocated yet.
+    #[default]
+    Empty,
+    /// Heap bytes; the buffer starts `start` bytes into `raw`.
+    Heap { raw: Vec<u8>, start: usize },
+    /// A mapping of its own.
+    Pages(pages::Pages),
+}
+
 impl ScratchBuf {
+    /// An empty buffer (usable in a `static` or a `const fn`).
+    pub const fn new() -> ScratchBuf {
+        ScratchBuf { store: Store::Empty, len: 0 }
+    }
+
     /// Grows to at least `n` bytes (new bytes zeroed, old ones kept).
     pub fn grow_to(&mut self, n: usize) {
         if self.len >= n {
             return;
         }
+        if n >= MAP_MIN {
+            let grown = if let Store::Pages(p) = &mut self.store {
+                p.grow(n)
+            } else {
+                pages::Pages::new(n).map(|mut p| {
+                    p.bytes_mut()[..self.len].copy_from_slice(&self[..]);
+                    self.store = Store::Pages(p);
+                })
+            };
+            if grown.is_some() {
+                self.len = n;
+                return;
+            }
+        }
         let mut raw = vec![0u8; n + SCRATCH_ALIGN - 1];
         let start = (SCRATCH_ALIGN - raw.as_ptr() as usize % SCRATCH_ALIGN) % SCRATCH_ALIGN;
-        raw[start..start + self.len].copy_from_slice(&self.raw[self.start..self.start + self.len]);
-        *self = ScratchBuf { raw, start, len: n };
+        raw[start..start + self.len].copy_from_slice(&self[..]);
+        *self = ScratchBuf { store: Store::Heap { raw, start }, len: n };
     }
 }
 
 impl std::ops::Deref for ScratchBuf {
     type Target = [u8];
     fn deref(&self) -> &[u8] {
-        &self.raw[self.start..self.start + self.len]
+        match &self.store {
+            Store::Empty => &[],
+            Store::Heap { raw, start } => &raw[*start..*start + self.len],
+            Store::Pages(p) => &p.bytes()[..self.len],
+        }
     }
 }
 
 impl std::ops::DerefMut for ScratchBuf {
     fn deref_mut(&mut self) -> &mut [u8] {
-        &mut self.raw[self.start..self.start + self.len]
+        match &mut self.store {
+            Store::Empty => &mut [],
+            Store::Heap { raw, start } => &mut raw[*start..*start + self.len],
+            Store::Pages(p) => &mut p.bytes_mut()[..self.len],
+        }
+    }
+}
+
+#[cfg(target_os = "linux")]
+mod pages {
+    use std::ptr::NonNull;
+
+    /// A private anonymous mapping, owned: zero-filled by the kernel, resident only where
+    /// written, grown with `mremap` (which moves page tables, not bytes).
+    pub struct Pages {
+        ptr: NonNull<u8>,
+        mapped: usize,
+    }
+
+    // SAFETY: `Pages` owns its mapping exclusively, like a `Vec<u8>` owns its buffer; shared
+    // access only reads through `&self`.
+    unsafe impl Send for Pages {}
+    // SAFETY: as above; no interior mutability.
+    unsafe impl Sync for Pages {}
+
+    fn page_round(n: usize) -> Option<usize> {
+        let page = 4096usize.max(page_size());
+        n.checked_add(page - 1).map(|v| v / page * page)
+    }
+
+    fn page_size() -> usize {
+        // SAFETY: sysconf has no preconditions.
+        let v = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
+        if v > 0 { v as usize } else { 4096 }
+    }
+
+    impl Pages {
+        /// A new mapping of at least `n` bytes, or `None` when the system refuses one.
+        pub fn new(n: usize) -> Option<Pages> {
+            let size = page_round(n)?;
+            // SAFETY: a fresh private anonymous mapping at an address of the kernel's choice
+            // aliases nothing; failure is checked.
+            let p = unsafe {
+                libc::mmap(
+                    std::ptr::null_mut(),
+                    size,
+                    libc::PROT_READ | libc::PROT_WRITE,
+                    libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+                    -1,
+                    0,
+                )
+            };
+            if p == libc::MAP_FAILED {
+                return None;
+            }
+            Some(Pages { ptr: NonNull::new(p.cast())?, mapped: size })
+        }
+
+        /// Make room for at least `n` bytes, keeping the contents; `None` (contents and
+        /// size unchanged) when the system refuses. Reserves twice what is asked for, so
+        /// a buffer grown a little at a time is remapped rarely (untouched pages cost no
+        /// memory).
+        pub fn grow(&mut self, n: usize) -> Option<()> {
+            if n <= self.mapped {
+                return Some(());
+            }
+            let size = page_round(n.max(self.mapped.saturating_mul(2)))?;
+            // SAFETY: `ptr`/`mapped` describe a mapping this value owns; MREMAP_MAYMOVE may
+            // move it, and nothing borrows it across this call (`&mut self`).
+            let p = unsafe { libc::mremap(self.ptr.as_ptr().cast(), self.mapped, size, libc::MREMAP_MAYMOVE) };
+            if p == libc::MAP_FAILED {
+                return None;
+            }
+            self.ptr = NonNull::new(p.cast())?;
+            self.mapped = size;
+            Some(())
+        }
+
+        pub fn bytes(&self) -> &[u8] {
+            // SAFETY: the mapping is `mapped` bytes, readable, initialised (zero-filled by
+            // the kernel or written through `bytes_mut`), and lives as long as `self`.
+            unsafe { std::slice::from_raw_parts(self.ptr.as_ptr(), self.mapped) }
+        }
+
+        pub fn bytes_mut(&mut self) -> &mut [u8] {
+            // SAFETY: as in `bytes`, and `&mut self` makes the borrow exclusive.
+            unsafe { std::slice::from_raw_parts_mut(self.ptr.as_ptr(), self.mapped) }
+        }
+    }
+
+    impl Drop for Pages {
+        fn drop(&mut self) {
+            // SAFETY: the mapping is owned and no borrow of it outlives `self`.
+            unsafe {
+                libc::munmap(self.ptr.as_ptr().cast(), self.mapped);
+            }
+        }
+    }
+}
+
+/// Elsewhere scratch always comes from the heap.
+#[cfg(not(target_os = "linux"))]
+mod pages {
+    pub enum Pages {}
+
+    impl Pages {
+        pub fn new(_n: usize) -> Option<Pages> {
+            None
+        }
+        pub fn grow(&mut self, _n: usize) -> Option<()> {
+            match *self {}
+        }
+        pub fn bytes(&self) -> &[u8] {
+            match *self {}
+        }
+        pub fn bytes_mut(&mut self) -> &mut [u8] {
+            match *self {}
+        }
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::ScratchBuf;
+    use super::{ScratchBuf, MAP_MIN};
 
     #[test]
     fn scratch_is_aligned_and_keeps_its_bytes_when_it_grows() {
@@ -61,5 +225,34 @@ mod tests {
         assert_eq!(b.as_ptr() as usize % super::SCRATCH_ALIGN, 0);
         assert!(b[..100].iter().enumerate().all(|(i, &x)| x == i as u8));
         assert!(b[100..].iter().all(|&x| x == 0));
+    }
+
+    #[test]
+    fn mapped_scratch_grows_in_place_or_moves_with_its_bytes() {
+        let mut b = ScratchBuf::default();
+        b.grow_to(MAP_MIN + 5);
+        let n = b.len();
+        for (i, x) in b.iter_mut().enumerate() {
+            *x = (i % 251) as u8;
+        }
+        // Small steps (within the reserve) and a large one (a remap).
+        for want in [n + 1, n + 4096 * 3, 8 * n] {
+            b.grow_to(want);
+            assert_eq!(b.len(), want);
+            assert!(b[..n].iter().enumerate().all(|(i, &x)| x == (i % 251) as u8));
+            assert!(b[n..].iter().all(|&x| x == 0), "new bytes are zero");
+        }
+        assert_eq!(b.as_ptr() as usize % super::SCRATCH_ALIGN, 0);
+    }
+
+    #[test]
+    fn writing_past_what_was_exposed_is_seen_as_zero_after_growth() {
+        // Bytes beyond `len` inside the reserve were never handed out, so they are still the
+        // kernel's zeros when a later growth exposes them.
+        let mut b = ScratchBuf::default();
+        b.grow_to(MAP_MIN);
+        b.fill(0xAB);
+        b.grow_to(MAP_MIN + 10);
+        assert!(b[MAP_MIN..].iter().all(|&x| x == 0));
     }
 }

@@ -391,11 +391,13 @@ pub fn decompress(src: &[u8], dest: &mut [u8], nolock: bool) -> Result<usize> {
     }
 }
 
-/// Release the global engines' worker threads (`blosc2_destroy`, `blosc2_free_resources`).
+/// Release the global engines' worker threads and the scratch kept for later contexts
+/// (`blosc2_destroy`, `blosc2_free_resources`).
 pub fn release_threads() {
     let mut g = engines().lock().unwrap_or_else(|e| e.into_inner());
     g.cctx.release_threads();
     g.dctx.release_threads();
+    crate::chunk::spare::release_spare();
 }
 
 #[cfg(test)]

@@ -167,6 +167,7 @@ pub extern "C" fn blosc_destroy() {
         if g.initialized {
             g.initialized = false;
             g.ctx.release_threads();
+            blosc2::chunk::spare::release_spare();
         }
     })
 }
@@ -579,6 +580,7 @@ pub extern "C" fn blosc_free_resources() -> c_int {
             return -1;
         }
         g.ctx.release_threads();
+        blosc2::chunk::spare::release_spare();
         0
     })
 }

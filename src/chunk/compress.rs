@@ -237,7 +237,7 @@ fn filter_block(job: &Job<'_>, j: usize, tid: usize, sc: &mut Scratch) -> Result
             tid: tid as i32,
         };
         let rest = if job.src.is_empty() { &[][..] } else { &job.src[offset..] };
-        if pf.apply(&info, rest, &mut sc.bufs.a[..bsize], true) != 0 {
+        if pf.apply(&info, rest, &mut sc.bufs.a_mut()[..bsize], true) != 0 {
             return Err(Error::FilterPipeline);
         }
         start = Slot::A;
@@ -918,9 +918,7 @@ impl Compressor {
                     break;
                 }
                 let bound = job.block_bound(j);
-                if arena.len() < used + bound {
-                    arena.resize(used + bound, 0);
-                }
+                arena.grow_to(used + bound);
                 match compress_block(job, j, tid, &mut arena[used..used + bound], &mut sc, None) {
                     Ok(0) => failed.store(true, Ordering::Relaxed),
                     Ok(n) => {

@@ -530,7 +530,7 @@ impl Decompressor {
             let target: &mut [u8] = if direct {
                 &mut out[s * neblock..(s + 1) * neblock]
             } else {
-                &mut bufs.a[s * neblock..(s + 1) * neblock]
+                &mut bufs.a_mut()[s * neblock..(s + 1) * neblock]
             };
             if pos + 4 > end {
                 return Err(Error::ReadBuffer);
@@ -586,7 +586,7 @@ impl Decompressor {
             if direct {
                 out[streamed..bsize].fill(0);
             } else {
-                bufs.a[streamed..bsize].fill(0);
+                bufs.a_mut()[streamed..bsize].fill(0);
             }
         }
         if direct {
@@ -610,7 +610,7 @@ impl Decompressor {
                 (bufs.get(&[], cur, bsize), &mut *out)
             } else {
                 let to = if cur == Slot::A { Slot::B } else { Slot::A };
-                let (a, b) = (&mut bufs.a, &mut bufs.b);
+                let (a, b) = bufs.both_mut();
                 let r = if to == Slot::B { (&a[..bsize], &mut b[..bsize]) } else { (&b[..bsize], &mut a[..bsize]) };
                 cur = to;
                 (r.0 as &[u8], r.1)
@@ -682,7 +682,7 @@ impl Decompressor {
                     break;
                 }
             } else {
-                block.resize(blen, 0);
+                block.grow_to(blen);
                 if let Err(e) = self.decode_block(&view, j, 0, &mut block[..blen], dref, &mut sc) {
                     result = Err(e);
                     break;
@@ -745,9 +745,7 @@ impl Decompressor {
                 result = sink(0, &first);
             } else {
                 let blen = view.block_len(j);
-                if block.len() < blen {
-                    block.resize(blen, 0);
-                }
+                block.grow_to(blen);
                 let out = &mut block[..blen];
                 if view.special == Special::Uninit {
                     // Nothing to decode: hand out zeros rather than the previous block.

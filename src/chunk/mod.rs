@@ -12,6 +12,7 @@ pub mod params;
 pub mod pipeline;
 pub mod special;
 pub mod v1;
+pub mod spare;
 pub mod workers;
 
 pub use header::{ChunkHeader, Special};

@@ -11,9 +11,9 @@ use crate::scratch::ScratchBuf;
 pub enum Slot {
     /// The caller's input block (read-only).
     Input,
-    /// Scratch buffer [`Buffers::a`].
+    /// The first scratch buffer.
     A,
-    /// Scratch buffer [`Buffers::b`].
+    /// The second scratch buffer.
     B,
 }
 
@@ -26,23 +26,47 @@ fn other(s: Slot) -> Slot {
 }
 
 /// Scratch space for one worker: two block-sized buffers the pipeline ping-pongs between.
+///
+/// A buffer is only allocated when something first writes into it: a single filter
+/// (shuffle before a codec, the common case) never touches `b`, an unfiltered block neither,
+/// and an allocation nobody touches still costs resident memory when glibc serves it from
+/// reused heap (its `calloc` then clears it).
 #[derive(Default)]
 pub struct Buffers {
     /// First ping-pong buffer.
-    pub a: ScratchBuf,
+    a: ScratchBuf,
     /// Second ping-pong buffer.
-    pub b: ScratchBuf,
+    b: ScratchBuf,
+    /// The largest block size asked for by [`ensure`](Self::ensure).
+    want: usize,
 }
 
 impl Buffers {
-    /// Grow both buffers to hold at least `n` bytes.
+    /// Make both buffers able to hold `n` bytes (each allocated when first written).
     pub fn ensure(&mut self, n: usize) {
-        self.a.grow_to(n);
-        self.b.grow_to(n);
+        self.want = self.want.max(n);
+    }
+
+    /// Buffer `a` for writing.
+    pub fn a_mut(&mut self) -> &mut ScratchBuf {
+        self.a.grow_to(self.want);
+        &mut self.a
+    }
+
+    /// Both buffers for writing.
+    pub fn both_mut(&mut self) -> (&mut ScratchBuf, &mut ScratchBuf) {
+        self.a.grow_to(self.want);
+        self.b.grow_to(self.want);
+        (&mut self.a, &mut self.b)
     }
 
     /// (source, destination) views for a step reading `from` and writing `to`.
     fn pair<'a>(&'a mut self, input: &'a [u8], from: Slot, to: Slot, n: usize) -> (&'a [u8], &'a mut [u8]) {
+        match to {
+            Slot::A => self.a.grow_to(self.want.max(n)),
+            Slot::B => self.b.grow_to(self.want.max(n)),
+            Slot::Input => {}
+        }
         match (from, to) {
             (Slot::Input, Slot::A) => (&input[..n], &mut self.a[..n]),
             (Slot::Input, Slot::B) => (&input[..n], &mut self.b[..n]),
@@ -63,6 +87,11 @@ impl Buffers {
 
     /// The first `n` bytes of scratch buffer `s`, writable. Panics for [`Slot::Input`].
     pub fn get_mut(&mut self, s: Slot, n: usize) -> &mut [u8] {
+        match s {
+            Slot::A => self.a.grow_to(self.want.max(n)),
+            Slot::B => self.b.grow_to(self.want.max(n)),
+            Slot::Input => {}
+        }
         match s {
             Slot::A => &mut self.a[..n],
             Slot::B => &mut self.b[..n],

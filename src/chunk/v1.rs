@@ -33,6 +33,8 @@ use super::workers::Workers;
 use crate::codecs::{self, blosclz, lz4, snappy, CodecScratch, DDict};
 use crate::error::{Error, Result};
 use crate::filters;
+use super::spare::Spare;
+use crate::scratch::ScratchBuf;
 use crate::threads::Reserved;
 
 /// The format version c-blosc 1.x writes and the only one it reads.
@@ -301,8 +303,27 @@ impl Header1 {
 pub struct Context1 {
     /// Only the thread pool is used; its per-thread scratch is the c-blosc2 pipeline's.
     workers: Workers,
-    serial: BlockScratch,
+    /// The caller's scratch, taken from [`SPARE`] at first use.
+    serial: Option<BlockScratch>,
     threads: Vec<Mutex<BlockScratch>>,
+}
+
+/// Scratch of dropped 1.x contexts (see [`super::spare`]).
+static SPARE: Spare<BlockScratch> = Spare::new(4);
+
+/// Free the spare 1.x scratch areas.
+pub(crate) fn release_spare() {
+    SPARE.clear();
+}
+
+impl Drop for Context1 {
+    fn drop(&mut self) {
+        // Threads first: none may still hold a scratch area.
+        self.workers.release();
+        for s in self.serial.take().into_iter().chain(self.threads.drain(..).map(|m| m.into_inner().unwrap_or_else(|e| e.into_inner()))) {
+            SPARE.give(s);
+        }
+    }
 }
 
 /// Per-call layout decisions.
@@ -383,30 +404,24 @@ fn get_i32(src: &[u8], at: usize) -> i32 {
 /// places it in the chunk afterwards) and the codec state.
 #[derive(Default)]
 struct BlockScratch {
-    filtered: Vec<u8>,
-    out: Vec<u8>,
+    filtered: ScratchBuf,
+    out: ScratchBuf,
     codec: CodecScratch,
     /// Raw streams whose copy [`compress_serial`] defers.
     raw: DeferredCopies,
 }
 
-impl BlockScratch {
-    const fn new() -> BlockScratch {
-        BlockScratch { filtered: Vec::new(), out: Vec::new(), codec: CodecScratch::new(), raw: DeferredCopies::new() }
-    }
-}
-
 impl Context1 {
     /// A context with no threads yet (usable in a `static`).
     pub const fn new() -> Context1 {
-        Context1 { workers: Workers::new(), serial: BlockScratch::new(), threads: Vec::new() }
+        Context1 { workers: Workers::new(), serial: None, threads: Vec::new() }
     }
 
     /// Start `n` threads (kept between calls) and give each its scratch.
     fn ensure_threads(&mut self, n: usize) -> Result<()> {
         self.workers.ensure(n)?;
         while self.threads.len() < n {
-            self.threads.push(Mutex::new(BlockScratch::new()));
+            self.threads.push(Mutex::new(SPARE.take()));
         }
         Ok(())
     }
@@ -489,7 +504,7 @@ impl Context1 {
             }
             self.compress_parallel(&plan, p.nthreads as usize, src, dest)?
         } else {
-            compress_serial(&plan, src, dest, &mut self.serial)?
+            compress_serial(&plan, src, dest, self.serial.get_or_insert_with(|| SPARE.take()))?
         };
         if total == 0 && nbytes + HEADER_LEN <= destsize {
             // Incompressible: store the buffer raw after all.
@@ -550,8 +565,9 @@ impl Context1 {
         self.workers.run(nthreads, &|tid| {
             let mut bs = thread_scratch(threads, tid);
             let bs = &mut *bs;
-            let mut out = std::mem::take(&mut bs.out);
-            out.resize(ebsize, 0);
+            let mut kept = std::mem::take(&mut bs.out);
+            kept.grow_to(ebsize);
+            let out = &mut kept[..ebsize];
             while !failed.load(Ordering::Relaxed) {
                 let j = next.fetch_add(1, Ordering::Relaxed);
                 if j >= plan.nblocks {
@@ -560,7 +576,7 @@ impl Context1 {
                 let len = plan.block_len(j, src.len());
                 let block = &src[j * plan.blocksize..j * plan.blocksize + len];
                 let leftover = plan.leftover > 0 && j + 1 == plan.nblocks;
-                match compress_block(plan, block, leftover, &mut out, 0, ebsize, bs, None) {
+                match compress_block(plan, block, leftover, out, 0, ebsize, bs, None) {
                     Err(e) => {
                         *error.lock().unwrap_or_else(|e| e.into_inner()) = Some(e);
                         failed.store(true, Ordering::Relaxed);
@@ -574,7 +590,7 @@ impl Context1 {
                     },
                 }
             }
-            bs.out = out;
+            bs.out = kept;
         })?;
         let end = places.end();
         if let Some(e) = error.into_inner().unwrap_or_else(|e| e.into_inner()) {
@@ -641,7 +657,7 @@ impl Context1 {
         }
         let dest = &mut dest[..nbytes];
         if !parallel {
-            let scratch = &mut self.serial;
+            let scratch = self.serial.get_or_insert_with(|| SPARE.take());
             let r: Result<usize> = dest
                 .chunks_mut(bs)
                 .enumerate()
@@ -722,7 +738,7 @@ impl Context1 {
             return Err(Error::Failure);
         }
         let bs = hdr.blocksize as i64;
-        let scratch = &mut self.serial;
+        let scratch = self.serial.get_or_insert_with(|| SPARE.take());
         let mut block = Vec::new();
         let mut written = 0usize;
         for j in 0..nblocks {
@@ -835,17 +851,18 @@ fn compress_block(
     let ts = plan.typesize;
     let bsize = block.len();
     let data: &[u8] = if plan.flags & DOSHUFFLE != 0 && ts > 1 {
-        scratch.filtered.resize(bsize, 0);
-        filters::shuffle(ts, block, &mut scratch.filtered);
-        &scratch.filtered
+        scratch.filtered.grow_to(bsize);
+        filters::shuffle(ts, block, &mut scratch.filtered[..bsize]);
+        &scratch.filtered[..bsize]
     } else if plan.flags & DOBITSHUFFLE != 0 && bsize >= ts {
-        scratch.filtered.resize(bsize, 0);
+        scratch.filtered.grow_to(bsize);
+        let filtered = &mut scratch.filtered[..bsize];
         if (bsize / ts).is_multiple_of(8) {
-            filters::bitshuffle(ts, block, &mut scratch.filtered).map_err(|_| Error::Failure)?;
+            filters::bitshuffle(ts, block, filtered).map_err(|_| Error::Failure)?;
         } else {
-            copy_bytes(&mut scratch.filtered, block);
+            copy_bytes(filtered, block);
         }
-        &scratch.filtered
+        &scratch.filtered[..bsize]
     } else {
         block
     };
@@ -933,8 +950,8 @@ fn decode_block(hdr: &Header1, src: &[u8], j: usize, out: &mut [u8], scratch: &m
     let mut off = get_i32(src, HEADER_LEN + 4 * j) as i64;
     {
         let target: &mut [u8] = if shuffled || bitshuffled {
-            scratch.filtered.resize(bsize, 0);
-            &mut scratch.filtered
+            scratch.filtered.grow_to(bsize);
+            &mut scratch.filtered[..bsize]
         } else {
             out
         };

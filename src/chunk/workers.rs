@@ -1,8 +1,10 @@
 //! Per-context worker state: the thread pool and one scratch area per thread.
 
 use super::pipeline::Buffers;
+use super::spare::{self, Spare};
 use crate::codecs::CodecScratch;
 use crate::error::{Error, Result};
+use crate::scratch::ScratchBuf;
 use crate::threads::Pool;
 use std::sync::Mutex;
 
@@ -13,8 +15,9 @@ pub struct Scratch {
     pub bufs: Buffers,
     /// Codec contexts (zstd, zlib, ...) kept between blocks.
     pub codec: CodecScratch,
-    /// Where a parallel worker compresses a block before it is placed in the chunk.
-    pub out: Vec<u8>,
+    /// Where a parallel worker compresses a block before it is placed in the chunk (a
+    /// block's bound of it is offered to the codec, a few pages of it written).
+    pub out: ScratchBuf,
     /// A decoded block, for partial reads and postfilters.
     pub block: Vec<u8>,
     /// A lazy chunk's block as read from disk.
@@ -22,6 +25,10 @@ pub struct Scratch {
     /// Raw streams whose copy a serial compression defers.
     pub(crate) raw: crate::copy::DeferredCopies,
 }
+
+/// Scratch areas of dropped contexts (see [`super::spare`]): four cover a context per
+/// call at two threads, for compression and decompression.
+pub(crate) static SPARE: Spare<Scratch> = Spare::new(4);
 
 /// The worker threads of one compression or decompression context and their scratch areas.
 #[derive(Default)]
@@ -41,11 +48,16 @@ impl Workers {
     pub fn ensure(&mut self, n: usize) -> Result<()> {
         let n = n.max(1);
         while self.scratch.len() < n {
-            self.scratch.push(Mutex::new(Scratch::default()));
+            self.scratch.push(Mutex::new(SPARE.take()));
         }
         if n > 1 && self.pool.as_ref().map(|p| p.nthreads()) != Some(n) {
-            self.pool = None;
-            self.pool = Some(Pool::new(n).map_err(|_| Error::ThreadCreate)?);
+            if let Some(old) = self.pool.take() {
+                spare::give_pool(old);
+            }
+            self.pool = Some(match spare::take_pool(n) {
+                Some(p) => p,
+                None => Pool::new(n).map_err(|_| Error::ThreadCreate)?,
+            });
         }
         Ok(())
     }
@@ -75,5 +87,18 @@ impl Workers {
     /// Drop the threads (`blosc2_free_resources`); they are recreated on demand.
     pub fn release(&mut self) {
         self.pool = None;
+    }
+}
+
+impl Drop for Workers {
+    fn drop(&mut self) {
+        // Every job has returned (runs wait for their threads), so no thread holds a
+        // scratch area; the pool and the areas go to the next context.
+        if let Some(pool) = self.pool.take() {
+            spare::give_pool(pool);
+        }
+        for s in self.scratch.drain(..) {
+            SPARE.give(s.into_inner().unwrap_or_else(|e| e.into_inner()));
+        }
     }
 }

@@ -508,7 +508,7 @@ pub(crate) const DATA_PAGE: usize = 4096;
 /// several edits between two views) rewrite the whole array.
 pub(crate) fn publish_chunk_addresses(
     s: &mut blosc2_schunk,
-    chunks: &[Arc<[u8]>],
+    chunks: &[crate::schunk::MemChunk],
     (edits, last): (u64, ChunkEdit),
     view: &mut (usize, u64),
 ) -> bool {

@@ -49,7 +49,7 @@ impl Holder for Own<'_> {
 /// in-memory store (no copy), or read out of a frame.
 pub enum Held {
     /// The in-memory store's own chunk.
-    Shared(Arc<[u8]>),
+    Shared(super::MemChunk),
     /// A copy read from a frame.
     Owned(Vec<u8>),
 }
@@ -159,7 +159,7 @@ pub fn compress_in<H: Holder>(h: &H, src: &[u8]) -> Result<Vec<u8>> {
 /// Compress `src` and append it (`blosc2_schunk_append_buffer`); the new number of chunks.
 pub fn append_buffer_in<H: Holder>(h: &H, src: &[u8]) -> Result<i64> {
     let chunk = compress_in(h, src)?;
-    h.hold(|s| s.append_chunk(&chunk))
+    h.hold(|s| s.append_chunk_vec(chunk))
 }
 
 /// Run `f` with the decompression engine taken out of the super-chunk, putting it back

@@ -51,8 +51,19 @@ pub struct StorageSpec {
 enum Store {
     /// Separate chunks in memory, shared so that a chunk can be decompressed while the
     /// super-chunk itself is released (see [`Holder`]).
-    Memory(Vec<Arc<[u8]>>),
+    Memory(Vec<MemChunk>),
     Frame(Box<Frame>),
+}
+
+/// A chunk of an in-memory super-chunk. The bytes stay in the `Vec` the compressor
+/// built them in: an `Arc<[u8]>` would copy every appended chunk, and the copy (made from
+/// the heap while the compressor's buffer came from its own mapping) left freed
+/// super-chunks' memory in glibc's heap instead of returning it.
+pub type MemChunk = Arc<Vec<u8>>;
+
+/// A stored copy of chunk bytes handed in by reference.
+fn mem_chunk(chunk: &[u8]) -> MemChunk {
+    Arc::new(chunk.to_vec())
 }
 
 /// Size of a chunk that is its header alone (`BLOSC2_MAX_OVERHEAD`).
@@ -345,7 +356,7 @@ impl SuperChunk {
     /// The chunks of a super-chunk kept as separate chunks in memory (`None` for frames),
     /// with the count of edits that moved or replaced them (appends leave earlier chunks,
     /// and their addresses, untouched).
-    pub fn memory_chunks(&self) -> Option<(&[Arc<[u8]>], u64)> {
+    pub fn memory_chunks(&self) -> Option<(&[MemChunk], u64)> {
         match &self.store {
             Store::Memory(v) => Some((v, self.memory_edits)),
             Store::Frame(_) => None,
@@ -719,12 +730,18 @@ impl SuperChunk {
 
     /// Append a compressed chunk. Returns the new number of chunks.
     pub fn append_chunk(&mut self, chunk: &[u8]) -> Result<i64> {
-        self.guarded(true, |s| s.append_chunk_unlocked(chunk))
+        self.guarded(true, |s| s.append_chunk_unlocked(Cow::Borrowed(chunk)))
     }
 
-    fn append_chunk_unlocked(&mut self, chunk: &[u8]) -> Result<i64> {
-        let (nbytes, cbytes) = Self::check_chunk(chunk)?;
-        let chunk = &chunk[..cbytes as usize];
+    /// [`append_chunk`](Self::append_chunk) taking the chunk's buffer, which an in-memory
+    /// super-chunk keeps as it is (no copy).
+    pub fn append_chunk_vec(&mut self, chunk: Vec<u8>) -> Result<i64> {
+        self.guarded(true, |s| s.append_chunk_unlocked(Cow::Owned(chunk)))
+    }
+
+    fn append_chunk_unlocked(&mut self, whole: Cow<'_, [u8]>) -> Result<i64> {
+        let (nbytes, cbytes) = Self::check_chunk(&whole)?;
+        let chunk = &whole[..cbytes as usize];
         let last = self.last_chunk_nbytes()?;
         // What to restore when the frame cannot take the chunk (its file was removed, say):
         // the counters must keep describing the chunks there are.
@@ -739,7 +756,13 @@ impl SuperChunk {
         self.nbytes += nbytes as i64;
         self.cbytes += self.stored_cbytes(chunk, cbytes);
         match &mut self.store {
-            Store::Memory(v) => v.push(Arc::from(chunk)),
+            Store::Memory(v) => v.push(match whole {
+                Cow::Owned(mut own) => {
+                    own.truncate(cbytes as usize);
+                    Arc::new(own)
+                }
+                Cow::Borrowed(b) => mem_chunk(&b[..cbytes as usize]),
+            }),
             Store::Frame(_) => {
                 self.sync_frame();
                 let Store::Frame(f) = &mut self.store else { unreachable!() };
@@ -787,7 +810,7 @@ impl SuperChunk {
         self.cbytes += self.stored_cbytes(chunk, cbytes);
         match &mut self.store {
             Store::Memory(v) => {
-                v.insert(n as usize, Arc::from(chunk));
+                v.insert(n as usize, mem_chunk(chunk));
                 self.note_memory_edit(ChunkEdit::Insert(n as usize));
             }
             Store::Frame(_) => {
@@ -831,7 +854,7 @@ impl SuperChunk {
         self.cbytes += self.stored_cbytes(chunk, cbytes) - old_stored;
         match &mut self.store {
             Store::Memory(v) => {
-                v[idx] = Arc::from(chunk);
+                v[idx] = mem_chunk(chunk);
                 self.note_memory_edit(ChunkEdit::Replace(idx));
             }
             Store::Frame(_) => {
@@ -905,7 +928,7 @@ impl SuperChunk {
         }
         match &mut self.store {
             Store::Memory(v) => {
-                let mut old: Vec<Option<Arc<[u8]>>> = v.drain(..).map(Some).collect();
+                let mut old: Vec<Option<MemChunk>> = v.drain(..).map(Some).collect();
                 v.extend(ord.iter().filter_map(|&o| old[o].take()));
                 self.note_memory_edit(ChunkEdit::Other);
             }
@@ -1101,7 +1124,7 @@ impl SuperChunk {
     /// (`blosc2_schunk_from_buffer(copy=true)`): the result is not frame-backed.
     pub fn from_buffer_copy(frame: &[u8]) -> Result<SuperChunk> {
         let mut s = Self::from_frame_vec(frame.to_vec())?;
-        let mut chunks: Vec<Arc<[u8]>> = Vec::with_capacity(s.nchunks() as usize);
+        let mut chunks: Vec<MemChunk> = Vec::with_capacity(s.nchunks() as usize);
         let mut cbytes = 0i64;
         let mut nbytes = 0i64;
         let mut blocksize = None;
@@ -1119,7 +1142,7 @@ impl SuperChunk {
             // one copy: a chunk costs its pointer, not an allocation each.
             match chunks.last() {
                 Some(prev) if c.len() <= 64 && prev[..] == c[..] => chunks.push(prev.clone()),
-                _ => chunks.push(Arc::from(&c[..])),
+                _ => chunks.push(mem_chunk(&c)),
             }
         }
         // The copy must hold what the frame header says it holds; the reference refuses a

@@ -30,6 +30,10 @@ BLOSC1_TARGET := target/blosc1
 ABI2_VERSION := 2.23.1
 ABI2_SONAME := libblosc2.so.7
 ABI2_TARGET := target/abi2
+# Hot functions placed together (link-order.ld, scripts/gen-link-order.sh), as build.rs does
+# for libblosc2.so.9; BLOSC2_LINK_ORDER=0 turns it off.
+LINK_ORDER := $(shell [ "$(BLOSC2_LINK_ORDER)" != 0 ] && [ "$$(uname -m)" = x86_64 ] && \
+  [ -f link-order.ld ] && echo "-Wl,-T,link-order.ld")
 
 .PHONY: all build build-blosc1 build-abi2 install uninstall test clean headers deb
 
@@ -49,7 +53,7 @@ build-blosc1:
 	$(CARGO) build --release -p blosc1 --target-dir $(BLOSC1_TARGET)
 	mkdir -p $(REL)
 	$(CC) -shared -o $(REL)/libblosc.so.$(BLOSC1_VERSION) -Wl,-soname,$(BLOSC1_SONAME) \
-	  -Wl,--version-script=blosc1/blosc.map -Wl,--gc-sections -Wl,--as-needed $(LDFLAGS) \
+	  -Wl,--version-script=blosc1/blosc.map -Wl,--gc-sections -Wl,--as-needed $(LINK_ORDER) $(LDFLAGS) \
 	  $$(sed -n 's/^ *\(blosc_[a-z_]*\);/-Wl,--undefined=\1/p' blosc1/blosc.map) \
 	  $(BLOSC1_TARGET)/release/libblosc.a -lsnappy -lzstd -llz4 -lz -lgcc_s -lpthread -lm -ldl -lc
 	ln -sf libblosc.so.$(BLOSC1_VERSION) $(REL)/$(BLOSC1_SONAME)
@@ -60,7 +64,7 @@ build-abi2:
 	$(CARGO) build --release --lib --features abi2 --target-dir $(ABI2_TARGET)
 	mkdir -p $(REL)
 	$(CC) -shared -o $(REL)/libblosc2.so.$(ABI2_VERSION) -Wl,-soname,$(ABI2_SONAME) \
-	  -Wl,--version-script=abi2/libblosc2.map -Wl,--gc-sections -Wl,--as-needed $(LDFLAGS) \
+	  -Wl,--version-script=abi2/libblosc2.map -Wl,--gc-sections -Wl,--as-needed $(LINK_ORDER) $(LDFLAGS) \
 	  $$(sed -n 's/^ *\([a-z0-9_]*\);/-Wl,--undefined=\1/p' abi2/libblosc2.map) \
 	  $(ABI2_TARGET)/release/libblosc2.a -lgcc_s -lpthread -lm -ldl -lc
 	ln -sf libblosc2.so.$(ABI2_VERSION) $(REL)/$(ABI2_SONAME)

@@ -14,9 +14,29 @@ fn main() {
     // generated header keeps the reference's guards against clashes with the blosc1 `blosc.h`.
     println!("cargo::rustc-check-cfg=cfg(blosc_h)");
     println!("cargo::rerun-if-changed=build.rs");
+    link_order();
     println!("cargo::rustc-env=BLOSC2_ZLIBNG_VERSION={}", zlib_ng_version());
     if std::env::var_os("CARGO_FEATURE_CAPI").is_some() {
         cmake_package();
+    }
+}
+
+/// Place the functions the common workloads run together in the shared library's text
+/// (`link-order.ld`, made by `scripts/gen-link-order.sh`, which says why): a linker script
+/// that only adds one output section before `.text`, read by GNU ld and LLD alike. The list
+/// is x86-64's (its SIMD kernels); other targets and cross builds keep the default layout,
+/// as does `BLOSC2_LINK_ORDER=0`.
+fn link_order() {
+    println!("cargo::rerun-if-env-changed=BLOSC2_LINK_ORDER");
+    println!("cargo::rerun-if-changed=link-order.ld");
+    let target = std::env::var("TARGET").unwrap_or_default();
+    let host = std::env::var("HOST").unwrap_or_default();
+    if target != "x86_64-unknown-linux-gnu" || host != target || std::env::var_os("BLOSC2_LINK_ORDER").is_some_and(|v| v == "0") {
+        return;
+    }
+    let script = std::path::Path::new(&std::env::var("CARGO_MANIFEST_DIR").unwrap_or_default()).join("link-order.ld");
+    if script.is_file() {
+        println!("cargo::rustc-cdylib-link-arg=-Wl,-T,{}", script.display());
     }
 }
 

@@ -301,7 +301,7 @@ impl Header1 {
 /// for serial work) reuses from block to block and call to call.
 #[derive(Default)]
 pub struct Context1 {
-    /// Only the thread pool is used; its per-thread scratch is the c-blosc2 pipeline's.
+    /// Only the thread pool is used (`ensure_pool`): the scratch is `serial` and `threads`.
     workers: Workers,
     /// The caller's scratch, taken from [`SPARE`] at first use.
     serial: Option<BlockScratch>,
@@ -419,7 +419,7 @@ impl Context1 {
 
     /// Start `n` threads (kept between calls) and give each its scratch.
     fn ensure_threads(&mut self, n: usize) -> Result<()> {
-        self.workers.ensure(n)?;
+        self.workers.ensure_pool(n)?;
         while self.threads.len() < n {
             self.threads.push(Mutex::new(SPARE.take()));
         }
@@ -524,7 +524,7 @@ impl Context1 {
             return Ok(());
         }
         let n = nthreads as usize;
-        self.workers.ensure(n)?;
+        self.workers.ensure_pool(n)?;
         let part = src.len().div_ceil(n);
         let parts: Vec<Mutex<(&[u8], &mut [u8])>> =
             src.chunks(part).zip(dest.chunks_mut(part)).map(Mutex::new).collect();

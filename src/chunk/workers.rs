@@ -50,6 +50,12 @@ impl Workers {
         while self.scratch.len() < n {
             self.scratch.push(Mutex::new(SPARE.take()));
         }
+        self.ensure_pool(n)
+    }
+
+    /// Make sure `n` threads exist, without scratch areas (for callers that keep their own).
+    pub fn ensure_pool(&mut self, n: usize) -> Result<()> {
+        let n = n.max(1);
         if n > 1 && self.pool.as_ref().map(|p| p.nthreads()) != Some(n) {
             if let Some(old) = self.pool.take() {
                 spare::give_pool(old);

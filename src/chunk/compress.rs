@@ -494,7 +494,9 @@ impl Compressor {
         extended: bool,
         has_src: bool,
     ) -> Result<usize> {
-        self.tuned(|c| c.compress_chunk(src, nbytes, dest, extended, has_src))
+        let made = self.tuned(|c| c.compress_chunk(src, nbytes, dest, extended, has_src));
+        self.workers.park();
+        made
     }
 
     /// Run `write` (one chunk) between the tuner's hooks, when there is a tuner.
@@ -669,6 +671,12 @@ impl Compressor {
     /// size field holds the block's uncompressed length; `blocksize` in the header holds the
     /// number of blocks. Returns 0 when the chunk does not fit in `dest`.
     pub fn vl_compress(&mut self, blocks: &[&[u8]], dest: &mut [u8]) -> Result<usize> {
+        let made = self.vl_compress_blocks(blocks, dest);
+        self.workers.park();
+        made
+    }
+
+    fn vl_compress_blocks(&mut self, blocks: &[&[u8]], dest: &mut [u8]) -> Result<usize> {
         self.tuned(|c| c.vl_compress_chunk(blocks, dest))
     }
 
@@ -769,7 +777,7 @@ impl Compressor {
             } else {
                 pipeline::forward(&pp, block, 0, block, block.len(), Slot::Input, &mut sc.bufs)?
             };
-            let Scratch { bufs, codec: cscratch, .. } = &mut *sc;
+            let Scratch { bufs, codec: cscratch, .. } = &mut **sc;
             let data = bufs.get(block, cur, block.len());
             let room = dest.len() - pos;
             let maxout = block.len().min(room);

@@ -292,6 +292,12 @@ impl Decompressor {
 
     /// Decompress a whole chunk into `dest`. Returns the bytes decompressed.
     pub fn decompress(&mut self, src: &[u8], dest: &mut [u8]) -> Result<usize> {
+        let done = self.decompress_chunk(src, dest);
+        self.workers.park();
+        done
+    }
+
+    fn decompress_chunk(&mut self, src: &[u8], dest: &mut [u8]) -> Result<usize> {
         let maskout = self.maskout.take();
         let mut view = ChunkView::new(src)?;
         if view.nbytes > dest.len() {
@@ -623,6 +629,12 @@ impl Decompressor {
     /// Decode `nbytes` bytes starting at byte `start` of the uncompressed data into `dest`,
     /// touching only the blocks that hold them.
     pub fn get_bytes(&mut self, src: &[u8], start: usize, nbytes: usize, dest: &mut [u8]) -> Result<usize> {
+        let done = self.get_bytes_of(src, start, nbytes, dest);
+        self.workers.park();
+        done
+    }
+
+    fn get_bytes_of(&mut self, src: &[u8], start: usize, nbytes: usize, dest: &mut [u8]) -> Result<usize> {
         let mut view = ChunkView::new(src)?;
         if nbytes == 0 {
             return Ok(0);
@@ -718,6 +730,17 @@ impl Decompressor {
         needed: &[bool],
         sink: &mut dyn FnMut(usize, &[u8]) -> Result<()>,
     ) -> Result<()> {
+        let done = self.decompress_blocks_into(src, needed, sink);
+        self.workers.park();
+        done
+    }
+
+    fn decompress_blocks_into(
+        &mut self,
+        src: &[u8],
+        needed: &[bool],
+        sink: &mut dyn FnMut(usize, &[u8]) -> Result<()>,
+    ) -> Result<()> {
         let mut view = ChunkView::new(src)?;
         if view.is_vlblocks() {
             return Err(Error::InvalidParam);
@@ -764,6 +787,12 @@ impl Decompressor {
 
     /// Decode every block of a VL-block chunk into its own buffer.
     pub fn vl_decompress(&mut self, src: &[u8]) -> Result<Vec<Vec<u8>>> {
+        let done = self.vl_decompress_all(src);
+        self.workers.park();
+        done
+    }
+
+    fn vl_decompress_all(&mut self, src: &[u8]) -> Result<Vec<Vec<u8>>> {
         let mut view = ChunkView::new(src)?;
         if !view.is_vlblocks() {
             return Err(Error::InvalidParam);
@@ -783,6 +812,12 @@ impl Decompressor {
 
     /// Decode block `nblock` of a VL-block chunk.
     pub fn vl_decompress_block(&mut self, src: &[u8], nblock: usize) -> Result<Vec<u8>> {
+        let done = self.vl_decompress_one(src, nblock);
+        self.workers.park();
+        done
+    }
+
+    fn vl_decompress_one(&mut self, src: &[u8], nblock: usize) -> Result<Vec<u8>> {
         let mut view = ChunkView::new(src)?;
         if !view.is_vlblocks() || nblock >= view.nblocks {
             return Err(Error::InvalidParam);

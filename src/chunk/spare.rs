@@ -1,48 +1,73 @@
-//! Scratch areas of dropped contexts, handed to the next context that needs one.
+//! Scratch areas between calls, and thread pools of dropped contexts, handed to the next
+//! context that needs one.
 //!
 //! Programs often make a context per call (python-blosc2's `compress2`, numcodecs through
 //! `blosc_compress_ctx`). A fresh scratch area pays a page fault for every page it first
 //! writes: 64 for a 256 KiB block, which cost three to five times the codec's own time on
 //! a 256 KiB buffer. The references get warm memory back from glibc's heap; keeping a few
 //! areas here gives the same reuse without depending on the allocator's thresholds.
+//! Contexts also leave their scratch here between calls, so that the contexts a program
+//! uses in turn (a super-chunk's compression and decompression contexts, say) write the
+//! same pages instead of each keeping its own: the reference's contexts share their
+//! threads' buffers the same way.
 
 use crate::threads::Pool;
-use std::sync::Mutex;
+use std::sync::{Mutex, TryLockError};
 
-/// A small stack of spare `T`s.
-pub struct Spare<T> {
-    items: Mutex<Vec<T>>,
-    max: usize,
+/// Up to `N` spare `T`s in fixed slots. Contexts take and give items at the start and end
+/// of each call, from any number of threads at once, so no operation here ever waits: a
+/// slot another thread holds for a moment is skipped (a `take` may then make a new item and
+/// a `give` may drop its item, which only costs warmth). The slots are static storage, so
+/// keeping items never allocates.
+pub struct Spare<T, const N: usize> {
+    slots: [Mutex<Option<T>>; N],
 }
 
-impl<T: Default> Spare<T> {
-    /// Keeps at most `max` items.
-    pub const fn new(max: usize) -> Spare<T> {
-        Spare { items: Mutex::new(Vec::new()), max }
+impl<T: Default, const N: usize> Spare<T, N> {
+    /// `N` empty slots (usable in a `static`).
+    pub const fn new() -> Spare<T, N> {
+        Spare { slots: [const { Mutex::new(None) }; N] }
     }
 
-    /// A spare item, or a new one.
+    /// A spare item (the one in the lowest free slot, so that a caller that gives and takes
+    /// in turn gets its own item back), or a new one.
     pub fn take(&self) -> T {
-        let mut items = self.items.lock().unwrap_or_else(|e| e.into_inner());
-        // Room for every item is made here, when a context starts, not when the first one
-        // is given back: that allocation would land at the top of the heap after a
-        // context's work and keep glibc from returning the memory below it.
-        items.reserve_exact(self.max);
-        items.pop().unwrap_or_default()
+        for slot in &self.slots {
+            let item = match slot.try_lock() {
+                Ok(mut g) => g.take(),
+                Err(TryLockError::Poisoned(p)) => p.into_inner().take(),
+                Err(TryLockError::WouldBlock) => None,
+            };
+            if let Some(item) = item {
+                return item;
+            }
+        }
+        T::default()
     }
 
-    /// Keep `item` for later, unless `max` are kept already.
+    /// Keep `item` in the lowest empty slot; dropped when every slot is full or busy.
     pub fn give(&self, item: T) {
-        let mut items = self.items.lock().unwrap_or_else(|e| e.into_inner());
-        if items.len() < self.max {
-            items.push(item);
+        let mut item = Some(item);
+        for slot in &self.slots {
+            let mut g = match slot.try_lock() {
+                Ok(g) => g,
+                Err(TryLockError::Poisoned(p)) => p.into_inner(),
+                Err(TryLockError::WouldBlock) => continue,
+            };
+            if g.is_none() {
+                *g = item.take();
+                return;
+            }
         }
+        // No room: `item` is dropped here, with no slot locked.
     }
 
     /// Free every kept item.
     pub fn clear(&self) {
-        let items = std::mem::take(&mut *self.items.lock().unwrap_or_else(|e| e.into_inner()));
-        drop(items);
+        for slot in &self.slots {
+            let item = slot.lock().unwrap_or_else(|e| e.into_inner()).take();
+            drop(item);
+        }
     }
 }
 
@@ -107,16 +132,35 @@ mod tests {
     use super::Spare;
 
     #[test]
-    fn keeps_at_most_max_and_hands_back_the_last_given() {
-        let s: Spare<Vec<u8>> = Spare::new(2);
+    fn keeps_at_most_n_and_hands_back_the_lowest_slot() {
+        let s: Spare<Vec<u8>, 2> = Spare::new();
         s.give(vec![1]);
         s.give(vec![2]);
         s.give(vec![3]);
-        assert_eq!(s.take(), vec![2]);
         assert_eq!(s.take(), vec![1]);
-        assert_eq!(s.take(), Vec::<u8>::new(), "empty: a new one");
         s.give(vec![4]);
+        assert_eq!(s.take(), vec![4], "a caller that gives and takes gets its item back");
+        assert_eq!(s.take(), vec![2]);
+        assert_eq!(s.take(), Vec::<u8>::new(), "empty: a new one");
+        s.give(vec![5]);
         s.clear();
+        assert!(s.take().is_empty());
+    }
+
+    #[test]
+    fn busy_slots_are_skipped_not_waited_for() {
+        let s: Spare<Vec<u8>, 2> = Spare::new();
+        s.give(vec![1]);
+        s.give(vec![2]);
+        let held = s.slots[0].lock().unwrap();
+        assert_eq!(s.take(), vec![2], "slot 0 is busy: take from slot 1");
+        s.give(vec![3]);
+        assert_eq!(s.take(), vec![3]);
+        s.give(vec![4]);
+        s.give(vec![5]);
+        drop(held);
+        assert_eq!(s.take(), vec![1], "the busy slot kept its item; the item with no room was dropped");
+        assert_eq!(s.take(), vec![4]);
         assert!(s.take().is_empty());
     }
 }

@@ -309,7 +309,7 @@ pub struct Context1 {
 }
 
 /// Scratch of dropped 1.x contexts (see [`super::spare`]).
-static SPARE: Spare<BlockScratch> = Spare::new(4);
+static SPARE: Spare<BlockScratch, 4> = Spare::new();
 
 /// Free the spare 1.x scratch areas.
 pub(crate) fn release_spare() {

@@ -62,10 +62,17 @@ impl<T: Default, const N: usize> Spare<T, N> {
         // No room: `item` is dropped here, with no slot locked.
     }
 
-    /// Free every kept item.
+    /// Free every kept item, except one that another thread is putting in or taking out at
+    /// this moment (it stays for the next clear). Never waiting also means a child process
+    /// forked while some thread held a slot cannot hang here: that slot stays busy for good
+    /// and is only ever skipped.
     pub fn clear(&self) {
         for slot in &self.slots {
-            let item = slot.lock().unwrap_or_else(|e| e.into_inner()).take();
+            let item = match slot.try_lock() {
+                Ok(mut g) => g.take(),
+                Err(TryLockError::Poisoned(p)) => p.into_inner().take(),
+                Err(TryLockError::WouldBlock) => None,
+            };
             drop(item);
         }
     }
@@ -162,5 +169,12 @@ mod tests {
         assert_eq!(s.take(), vec![1], "the busy slot kept its item; the item with no room was dropped");
         assert_eq!(s.take(), vec![4]);
         assert!(s.take().is_empty());
+        s.give(vec![6]);
+        s.give(vec![7]);
+        let held = s.slots[1].lock().unwrap();
+        s.clear();
+        drop(held);
+        assert_eq!(s.take(), vec![7], "clear skipped the busy slot instead of waiting");
+        assert!(s.take().is_empty(), "and emptied the other one");
     }
 }

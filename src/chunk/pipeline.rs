@@ -42,6 +42,11 @@ pub struct Buffers {
 }
 
 impl Buffers {
+    /// Bytes the two buffers hold.
+    pub fn held(&self) -> usize {
+        self.a.len() + self.b.len()
+    }
+
     /// Make both buffers able to hold `n` bytes (each allocated when first written).
     pub fn ensure(&mut self, n: usize) {
         self.want = self.want.max(n);

@@ -183,22 +183,6 @@ mod pages {
     }
 }
 
-/// Hand the allocator's free memory back to the system, after a super-chunk in memory has
-/// freed its chunks. glibc keeps the free top of its heap up to a trim threshold that rises
-/// with the largest block it has unmapped (to 8 MiB after a program frees one 4 MiB buffer,
-/// up to 64 MiB), and free space below live data is never returned; the pages stay
-/// resident, and how many depends on where the next allocations happen to land (a 256 MiB
-/// super-chunk run three times in a row peaked at 17.5, 17.7, then 21.6 MiB). Other
-/// allocators return memory by their own rules: nothing is done for them.
-pub fn return_free_heap() {
-    #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    // SAFETY: malloc_trim takes no pointers; it only gives free pages of glibc's arenas
-    // back to the kernel and leaves every live allocation as it is.
-    unsafe {
-        libc::malloc_trim(0);
-    }
-}
-
 /// Elsewhere scratch always comes from the heap.
 #[cfg(not(target_os = "linux"))]
 mod pages {

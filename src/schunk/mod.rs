@@ -55,23 +55,6 @@ enum Store {
     Frame(Box<Frame>),
 }
 
-/// Chunk bytes of an in-memory super-chunk from which freeing them gives the allocator's free
-/// memory back to the system (see [`crate::scratch::return_free_heap`]); below that, the
-/// memory is left for the allocator to reuse.
-const RETURN_HEAP_MIN: usize = 4 << 20;
-
-impl Drop for SuperChunk {
-    fn drop(&mut self) {
-        if let Store::Memory(chunks) = &mut self.store {
-            let held: usize = chunks.iter().map(|c| c.capacity()).sum();
-            chunks.clear();
-            if held >= RETURN_HEAP_MIN {
-                crate::scratch::return_free_heap();
-            }
-        }
-    }
-}
-
 /// A chunk of an in-memory super-chunk. The bytes stay in the `Vec` the compressor
 /// built them in: an `Arc<[u8]>` would copy every appended chunk, and the copy (made from
 /// the heap while the compressor's buffer came from its own mapping) left freed
@@ -1282,8 +1265,8 @@ impl SuperChunk {
     }
 
     /// Give back the frame bytes of an in-memory frame (e.g. to hand them to C).
-    pub fn into_frame_vec(mut self) -> Option<Vec<u8>> {
-        match std::mem::replace(&mut self.store, Store::Memory(Vec::new())) {
+    pub fn into_frame_vec(self) -> Option<Vec<u8>> {
+        match self.store {
             Store::Frame(f) if matches!(f.kind(), FrameKind::Contiguous { path: None }) => {
                 let mut s = (*f).into_storage();
                 let len = s.len().ok()? as usize;

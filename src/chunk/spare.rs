@@ -16,9 +16,9 @@ use std::sync::{Mutex, TryLockError};
 
 /// Up to `N` spare `T`s in fixed slots. Contexts take and give items at the start and end
 /// of each call, from any number of threads at once, so no operation here ever waits: a
-/// slot another thread holds for a moment is skipped (a `take` may then make a new item and
-/// a `give` may drop its item, which only costs warmth). The slots are static storage, so
-/// keeping items never allocates.
+/// slot another thread holds for a moment is skipped (a `take` may then make a new item, a
+/// `give` hands its item back). The slots are static storage, so keeping items never
+/// allocates.
 pub struct Spare<T, const N: usize> {
     slots: [Mutex<Option<T>>; N],
 }
@@ -45,8 +45,9 @@ impl<T: Default, const N: usize> Spare<T, N> {
         T::default()
     }
 
-    /// Keep `item` in the lowest empty slot; dropped when every slot is full or busy.
-    pub fn give(&self, item: T) {
+    /// Keep `item` in the lowest empty slot; when every slot is full or busy it is handed
+    /// back (the caller keeps or drops it).
+    pub fn give(&self, item: T) -> Option<T> {
         let mut item = Some(item);
         for slot in &self.slots {
             let mut g = match slot.try_lock() {
@@ -56,10 +57,10 @@ impl<T: Default, const N: usize> Spare<T, N> {
             };
             if g.is_none() {
                 *g = item.take();
-                return;
+                return None;
             }
         }
-        // No room: `item` is dropped here, with no slot locked.
+        item
     }
 
     /// Free every kept item, except one that another thread is putting in or taking out at
@@ -141,11 +142,11 @@ mod tests {
     #[test]
     fn keeps_at_most_n_and_hands_back_the_lowest_slot() {
         let s: Spare<Vec<u8>, 2> = Spare::new();
-        s.give(vec![1]);
-        s.give(vec![2]);
-        s.give(vec![3]);
+        assert_eq!(s.give(vec![1]), None);
+        assert_eq!(s.give(vec![2]), None);
+        assert_eq!(s.give(vec![3]), Some(vec![3]), "full: handed back");
         assert_eq!(s.take(), vec![1]);
-        s.give(vec![4]);
+        assert_eq!(s.give(vec![4]), None);
         assert_eq!(s.take(), vec![4], "a caller that gives and takes gets its item back");
         assert_eq!(s.take(), vec![2]);
         assert_eq!(s.take(), Vec::<u8>::new(), "empty: a new one");
@@ -164,9 +165,9 @@ mod tests {
         s.give(vec![3]);
         assert_eq!(s.take(), vec![3]);
         s.give(vec![4]);
-        s.give(vec![5]);
+        assert_eq!(s.give(vec![5]), Some(vec![5]), "slot 0 busy, slot 1 full: handed back");
         drop(held);
-        assert_eq!(s.take(), vec![1], "the busy slot kept its item; the item with no room was dropped");
+        assert_eq!(s.take(), vec![1], "the busy slot kept its item");
         assert_eq!(s.take(), vec![4]);
         assert!(s.take().is_empty());
         s.give(vec![6]);

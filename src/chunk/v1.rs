@@ -321,7 +321,7 @@ impl Drop for Context1 {
         // Runs return only when their threads are done, so no thread holds a scratch area;
         // the thread pool goes to the next context when `workers` drops.
         for s in self.serial.take().into_iter().chain(self.threads.drain(..).map(|m| m.into_inner().unwrap_or_else(|e| e.into_inner()))) {
-            SPARE.give(s);
+            drop(SPARE.give(s));
         }
     }
 }

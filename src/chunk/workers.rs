@@ -46,9 +46,11 @@ impl Scratch {
 const LEND_FROM: usize = 128 * 1024;
 
 /// Scratch areas not in use (see [`super::spare`]): contexts take theirs at the start of a
-/// call and leave them at the end. Sixteen slots keep warm areas for eight contexts working
-/// at once with two threads each; beyond that, areas are freed when given back.
-pub(crate) static SPARE: Spare<Box<Scratch>, 16> = Spare::new();
+/// call and leave them at the end. Four slots cover a compression and a decompression
+/// context used in turn at two threads; when they are full a context keeps its areas (so
+/// many contexts working at once never make and free areas call after call), and a dropped
+/// context's areas are freed.
+pub(crate) static SPARE: Spare<Box<Scratch>, 4> = Spare::new();
 
 /// The worker threads of one compression or decompression context, and the scratch areas
 /// it holds during a call.
@@ -101,8 +103,12 @@ impl Workers {
         if small {
             return;
         }
-        for s in self.scratch.drain(..) {
-            SPARE.give(s.into_inner().unwrap_or_else(|e| e.into_inner()));
+        // Areas the set has no room for stay (their order does not matter).
+        for i in (0..self.scratch.len()).rev() {
+            let s = self.scratch.swap_remove(i).into_inner().unwrap_or_else(|e| e.into_inner());
+            if let Some(back) = SPARE.give(s) {
+                self.scratch.push(Mutex::new(back));
+            }
         }
     }
 
@@ -142,7 +148,8 @@ impl Drop for Workers {
             spare::give_pool(pool);
         }
         for s in self.scratch.drain(..) {
-            SPARE.give(s.into_inner().unwrap_or_else(|e| e.into_inner()));
+            // What the set has no room for is freed here.
+            drop(SPARE.give(s.into_inner().unwrap_or_else(|e| e.into_inner())));
         }
     }
 }

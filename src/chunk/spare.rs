@@ -23,6 +23,12 @@ pub struct Spare<T, const N: usize> {
     slots: [Mutex<Option<T>>; N],
 }
 
+impl<T: Default, const N: usize> Default for Spare<T, N> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
 impl<T: Default, const N: usize> Spare<T, N> {
     /// `N` empty slots (usable in a `static`).
     pub const fn new() -> Spare<T, N> {

@@ -777,7 +777,7 @@ impl Compressor {
             } else {
                 pipeline::forward(&pp, block, 0, block, block.len(), Slot::Input, &mut sc.bufs)?
             };
-            let Scratch { bufs, codec: cscratch, .. } = &mut **sc;
+            let Scratch { bufs, codec: cscratch, .. } = &mut *sc;
             let data = bufs.get(block, cur, block.len());
             let room = dest.len() - pos;
             let maxout = block.len().min(room);

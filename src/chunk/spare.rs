@@ -129,6 +129,7 @@ fn forget_inherited(pools: &mut Vec<(u32, Pool)>, pid: u32) {
 /// `blosc2_free_resources`, and the 1.x face's `blosc_destroy`/`blosc_free_resources`).
 pub fn release_spare() {
     super::workers::SPARE.clear();
+    super::workers::SPARE_BUFS.clear();
     super::v1::release_spare();
     let pid = std::process::id();
     let pools = std::mem::take(&mut *POOLS.lock().unwrap_or_else(|e| e.into_inner()));

@@ -1,11 +1,11 @@
-//! Per-context worker state: the thread pool, and during a call one scratch area per thread.
+//! Per-context worker state: the thread pool and one scratch area per thread.
 //!
-//! Scratch areas of block-sized buffers belong to no context between calls: each call
-//! takes them from [`SPARE`] and leaves them there when it returns ([`Workers::park`]), so
-//! contexts used in turn write the same pages. A super-chunk's decompression context used to keep a block buffer
-//! per thread beside its compression context's (0.5 MiB more resident at two threads with
-//! 256 KiB blocks, `c_tests/test_memory_reuse.c`); the reference's contexts share their
-//! threads' buffers the same way.
+//! Large block buffers belong to no context between calls: each call takes them from
+//! [`SPARE_BUFS`] and leaves them there when it returns ([`Workers::park`]), so contexts
+//! used in turn write the same pages. A super-chunk's decompression context used to keep a
+//! block buffer per thread beside its compression context's (0.5 MiB more resident at two
+//! threads with 256 KiB blocks, `c_tests/test_memory_reuse.c`); the reference's contexts
+//! share their threads' buffers the same way.
 
 use super::pipeline::Buffers;
 use super::spare::{self, Spare};
@@ -34,46 +34,61 @@ pub struct Scratch {
     pub(crate) raw: crate::copy::DeferredCopies,
 }
 
-impl Scratch {
-    /// Bytes of buffers this area holds.
-    fn held(&self) -> usize {
-        self.bufs.held() + self.out.len() + self.block.capacity() + self.lazy.capacity()
-    }
-}
-
-/// A context keeps scratch areas that hold less than this between calls (see
-/// [`Workers::park`]); larger ones go back to [`SPARE`] after each call.
+/// Block buffers at least this large go back to [`SPARE_BUFS`] after each call (see
+/// [`Workers::park`]); smaller ones stay with their context (taking and leaving them cost
+/// small calls a few percent, for little memory: 18 KiB chunks decompressed 2-7% slower).
 const LEND_FROM: usize = 128 * 1024;
 
-/// Scratch areas not in use (see [`super::spare`]): contexts take theirs at the start of a
-/// call and leave them at the end. Four slots cover a compression and a decompression
-/// context used in turn at two threads; when they are full a context keeps its areas (so
-/// many contexts working at once never make and free areas call after call), and a dropped
-/// context's areas are freed.
-pub(crate) static SPARE: Spare<Box<Scratch>, 4> = Spare::new();
+/// Scratch areas of dropped contexts (see [`super::spare`]): four cover a context per call
+/// at two threads, for compression and decompression.
+pub(crate) static SPARE: Spare<Scratch, 4> = Spare::new();
 
-/// The worker threads of one compression or decompression context, and the scratch areas
-/// it holds during a call.
+/// Block buffers not in use. Contexts take them at the start of a call and leave them at
+/// the end, so that contexts used in turn (a super-chunk's compression and decompression
+/// contexts) write the same pages; four slots cover two such contexts at two threads. Only
+/// the pipeline buffers move: codec state stays with its context (areas that travelled
+/// whole between contexts gathered compression and decompression state of every codec
+/// and, with 16 threads making contexts, grew the process by 40 MiB from one round of
+/// `c_tests/test_load.c` to the next). When the slots are full a context keeps its
+/// buffers.
+pub(crate) static SPARE_BUFS: Spare<Buffers, 4> = Spare::new();
+
+/// The worker threads of one compression or decompression context and their scratch
+/// areas (whose large block buffers it holds only during a call).
 #[derive(Default)]
 pub struct Workers {
     pool: Option<Pool>,
-    /// One scratch area per thread, indexed by thread id; boxed, so that taking and
-    /// leaving one each call moves a pointer, not the whole struct.
-    pub scratch: Vec<Mutex<Box<Scratch>>>,
+    /// Some area left its block buffers in [`SPARE_BUFS`] at the end of the last call.
+    parked: bool,
+    /// One scratch area per thread, indexed by thread id.
+    pub scratch: Vec<Mutex<Scratch>>,
 }
 
 impl Workers {
     /// No threads and no scratch yet (usable in a `static`).
     pub const fn new() -> Workers {
-        Workers { pool: None, scratch: Vec::new() }
+        Workers { pool: None, parked: false, scratch: Vec::new() }
     }
 
-    /// Make sure `n` threads and scratch areas exist; threads persist between calls, the
-    /// areas until [`park`](Self::park).
+    /// Make sure `n` threads and scratch areas exist, with block buffers (those left by
+    /// [`park`](Self::park) are taken back); threads and areas persist between calls.
     pub fn ensure(&mut self, n: usize) -> Result<()> {
         let n = n.max(1);
+        if self.parked {
+            self.parked = false;
+            for s in &mut self.scratch {
+                let s = s.get_mut().unwrap_or_else(|e| e.into_inner());
+                if s.bufs.held() == 0 {
+                    s.bufs = SPARE_BUFS.take();
+                }
+            }
+        }
         while self.scratch.len() < n {
-            self.scratch.push(Mutex::new(SPARE.take()));
+            let mut s = SPARE.take();
+            if s.bufs.held() == 0 {
+                s.bufs = SPARE_BUFS.take();
+            }
+            self.scratch.push(Mutex::new(s));
         }
         self.ensure_pool(n)
     }
@@ -93,27 +108,23 @@ impl Workers {
         Ok(())
     }
 
-    /// Leave the scratch areas for the next call of this or any other context (threads are
-    /// kept). Called at the end of each call; the next [`ensure`](Self::ensure) takes areas
-    /// again. Areas that all hold less than [`LEND_FROM`] stay: sharing them would save
-    /// little memory, and taking and leaving them cost small calls a few percent (18 KiB
-    /// chunks decompressed 2-7% slower).
+    /// Leave the block buffers of at least [`LEND_FROM`] bytes for the next call of this or
+    /// any other context (threads, codec state and smaller buffers stay). Called at the end
+    /// of each call; the next [`ensure`](Self::ensure) takes buffers again.
     pub fn park(&mut self) {
-        let small = self.scratch.iter_mut().all(|s| s.get_mut().unwrap_or_else(|e| e.into_inner()).held() < LEND_FROM);
-        if small {
-            return;
-        }
-        // Areas the set has no room for stay (their order does not matter).
-        for i in (0..self.scratch.len()).rev() {
-            let s = self.scratch.swap_remove(i).into_inner().unwrap_or_else(|e| e.into_inner());
-            if let Some(back) = SPARE.give(s) {
-                self.scratch.push(Mutex::new(back));
+        for s in &mut self.scratch {
+            let s = s.get_mut().unwrap_or_else(|e| e.into_inner());
+            if s.bufs.held() >= LEND_FROM {
+                match SPARE_BUFS.give(std::mem::take(&mut s.bufs)) {
+                    Some(back) => s.bufs = back,
+                    None => self.parked = true,
+                }
             }
         }
     }
 
     /// Exclusive access to thread `tid`'s scratch (uncontended: one thread per tid).
-    pub fn scratch(&self, tid: usize) -> std::sync::MutexGuard<'_, Box<Scratch>> {
+    pub fn scratch(&self, tid: usize) -> std::sync::MutexGuard<'_, Scratch> {
         self.scratch[tid].lock().unwrap_or_else(|e| e.into_inner())
     }
 

@@ -290,11 +290,17 @@ impl Decompressor {
         Ok(())
     }
 
+    /// Run one call, then leave the large block buffers for the next call of any context
+    /// ([`Workers::park`]), whatever the call returned.
+    fn parking<R>(&mut self, call: impl FnOnce(&mut Self) -> R) -> R {
+        let r = call(self);
+        self.workers.park();
+        r
+    }
+
     /// Decompress a whole chunk into `dest`. Returns the bytes decompressed.
     pub fn decompress(&mut self, src: &[u8], dest: &mut [u8]) -> Result<usize> {
-        let done = self.decompress_chunk(src, dest);
-        self.workers.park();
-        done
+        self.parking(|d| d.decompress_chunk(src, dest))
     }
 
     fn decompress_chunk(&mut self, src: &[u8], dest: &mut [u8]) -> Result<usize> {
@@ -629,9 +635,7 @@ impl Decompressor {
     /// Decode `nbytes` bytes starting at byte `start` of the uncompressed data into `dest`,
     /// touching only the blocks that hold them.
     pub fn get_bytes(&mut self, src: &[u8], start: usize, nbytes: usize, dest: &mut [u8]) -> Result<usize> {
-        let done = self.get_bytes_of(src, start, nbytes, dest);
-        self.workers.park();
-        done
+        self.parking(|d| d.get_bytes_of(src, start, nbytes, dest))
     }
 
     fn get_bytes_of(&mut self, src: &[u8], start: usize, nbytes: usize, dest: &mut [u8]) -> Result<usize> {
@@ -730,9 +734,7 @@ impl Decompressor {
         needed: &[bool],
         sink: &mut dyn FnMut(usize, &[u8]) -> Result<()>,
     ) -> Result<()> {
-        let done = self.decompress_blocks_into(src, needed, sink);
-        self.workers.park();
-        done
+        self.parking(|d| d.decompress_blocks_into(src, needed, sink))
     }
 
     fn decompress_blocks_into(
@@ -787,9 +789,7 @@ impl Decompressor {
 
     /// Decode every block of a VL-block chunk into its own buffer.
     pub fn vl_decompress(&mut self, src: &[u8]) -> Result<Vec<Vec<u8>>> {
-        let done = self.vl_decompress_all(src);
-        self.workers.park();
-        done
+        self.parking(|d| d.vl_decompress_all(src))
     }
 
     fn vl_decompress_all(&mut self, src: &[u8]) -> Result<Vec<Vec<u8>>> {
@@ -812,9 +812,7 @@ impl Decompressor {
 
     /// Decode block `nblock` of a VL-block chunk.
     pub fn vl_decompress_block(&mut self, src: &[u8], nblock: usize) -> Result<Vec<u8>> {
-        let done = self.vl_decompress_one(src, nblock);
-        self.workers.park();
-        done
+        self.parking(|d| d.vl_decompress_one(src, nblock))
     }
 
     fn vl_decompress_one(&mut self, src: &[u8], nblock: usize) -> Result<Vec<u8>> {

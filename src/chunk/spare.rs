@@ -1,24 +1,24 @@
-//! Scratch areas between calls, and thread pools of dropped contexts, handed to the next
-//! context that needs one.
+//! Scratch areas and thread pools of dropped contexts, and block buffers between calls,
+//! handed to the next context that needs one.
 //!
 //! Programs often make a context per call (python-blosc2's `compress2`, numcodecs through
 //! `blosc_compress_ctx`). A fresh scratch area pays a page fault for every page it first
 //! writes: 64 for a 256 KiB block, which cost three to five times the codec's own time on
 //! a 256 KiB buffer. The references get warm memory back from glibc's heap; keeping a few
 //! areas here gives the same reuse without depending on the allocator's thresholds.
-//! Contexts also leave their scratch here between calls, so that the contexts a program
-//! uses in turn (a super-chunk's compression and decompression contexts, say) write the
-//! same pages instead of each keeping its own: the reference's contexts share their
-//! threads' buffers the same way.
+//! Contexts also leave their large block buffers here between calls, so that the contexts
+//! a program uses in turn (a super-chunk's compression and decompression contexts, say)
+//! write the same pages instead of each keeping its own: the reference's contexts share
+//! their threads' buffers the same way.
 
 use crate::threads::Pool;
 use std::sync::{Mutex, TryLockError};
 
-/// Up to `N` spare `T`s in fixed slots. Contexts take and give items at the start and end
-/// of each call, from any number of threads at once, so no operation here ever waits: a
-/// slot another thread holds for a moment is skipped (a `take` may then make a new item, a
-/// `give` hands its item back). The slots are static storage, so keeping items never
-/// allocates.
+/// Up to `N` spare `T`s in fixed slots. Items are taken and given (for block buffers at the
+/// start and end of every call) from any number of threads at once, so no operation here
+/// ever waits: a slot another thread holds for a moment is skipped (a `take` may then make
+/// a new item, a `give` hands its item back). The slots are static storage, so keeping
+/// items never allocates.
 pub struct Spare<T, const N: usize> {
     slots: [Mutex<Option<T>>; N],
 }

@@ -15,8 +15,8 @@ use crate::scratch::ScratchBuf;
 use crate::threads::Pool;
 use std::sync::Mutex;
 
-/// Buffers and codec contexts one thread reuses from block to block, and calls from call
-/// to call (of any context: nothing in it belongs to one).
+/// Buffers and codec contexts one thread reuses from block to block and call to call (its
+/// large block buffers are lent to other contexts between calls, see [`Workers::park`]).
 #[derive(Default)]
 pub struct Scratch {
     /// The filter pipeline's two block buffers.
@@ -32,6 +32,15 @@ pub struct Scratch {
     pub lazy: Vec<u8>,
     /// Raw streams whose copy a serial compression defers.
     pub(crate) raw: crate::copy::DeferredCopies,
+}
+
+impl Scratch {
+    /// Block buffers from [`SPARE_BUFS`] when this area has none.
+    fn refill_bufs(&mut self) {
+        if self.bufs.held() == 0 {
+            self.bufs = SPARE_BUFS.take();
+        }
+    }
 }
 
 /// Block buffers at least this large go back to [`SPARE_BUFS`] after each call (see
@@ -77,17 +86,12 @@ impl Workers {
         if self.parked {
             self.parked = false;
             for s in &mut self.scratch {
-                let s = s.get_mut().unwrap_or_else(|e| e.into_inner());
-                if s.bufs.held() == 0 {
-                    s.bufs = SPARE_BUFS.take();
-                }
+                s.get_mut().unwrap_or_else(|e| e.into_inner()).refill_bufs();
             }
         }
         while self.scratch.len() < n {
             let mut s = SPARE.take();
-            if s.bufs.held() == 0 {
-                s.bufs = SPARE_BUFS.take();
-            }
+            s.refill_bufs();
             self.scratch.push(Mutex::new(s));
         }
         self.ensure_pool(n)

@@ -206,6 +206,16 @@ pub fn unshuffle(typesize: usize, src: &[u8], dest: &mut [u8]) {
     shuffle::unshuffle_with(Isa::best(), typesize, src, dest);
 }
 
+/// [`unshuffle`] from rows that need not be adjacent: byte `j` of element `i` is
+/// `rows[j][i]`; `dest` receives `n` elements of `rows.len()` bytes (`dest.len()` must be
+/// `n * rows.len()`, each row at least `n` bytes, and there must be two rows or more).
+///
+/// # Panics
+/// When those lengths do not hold.
+pub fn unshuffle_rows(rows: &[&[u8]], n: usize, dest: &mut [u8]) {
+    shuffle::unshuffle_rows_with(Isa::best(), rows, n, dest);
+}
+
 /// Bit-shuffles `src` into `dest` (see the module docs for the layout).
 ///
 /// Like the reference, only the largest multiple of 8 elements is transposed and the rest
@@ -260,6 +270,14 @@ pub mod kernels {
             return false;
         }
         super::shuffle::unshuffle_with(isa, typesize, src, dest);
+        true
+    }
+
+    pub fn unshuffle_rows(isa: Isa, rows: &[&[u8]], n: usize, dest: &mut [u8]) -> bool {
+        if !isa.is_available() {
+            return false;
+        }
+        super::shuffle::unshuffle_rows_with(isa, rows, n, dest);
         true
     }
 

@@ -31,7 +31,9 @@ pub(crate) fn shuffle_with(isa: Isa, typesize: usize, src: &[u8], dest: &mut [u8
     shuffle_scalar_range(typesize, n, src, dest, 0, peel);
     let start = simd_shuffle(isa, typesize, n, src, dest, peel);
     shuffle_scalar(typesize, n, src, dest, start);
-    dest[body..].copy_from_slice(&src[body..]);
+    if body < dest.len() {
+        dest[body..].copy_from_slice(&src[body..]);
+    }
 }
 
 pub(crate) fn unshuffle_with(isa: Isa, typesize: usize, src: &[u8], dest: &mut [u8]) {
@@ -46,11 +48,50 @@ pub(crate) fn unshuffle_with(isa: Isa, typesize: usize, src: &[u8], dest: &mut [
     }
     let n = src.len() / typesize;
     let body = n * typesize;
+    with_rows(typesize, n, src, |rows| unshuffle_rows_with(isa, rows, n, &mut dest[..body]));
+    if body < dest.len() {
+        dest[body..].copy_from_slice(&src[body..]);
+    }
+}
+
+/// Row slices of a shuffled buffer: row `j` is `src[j * n..(j + 1) * n]`. The pipeline's
+/// type sizes (up to 255) keep them on the stack, in an array no larger than needed (a
+/// 256-entry array costs small blocks its 4 KiB of initialisation); only the exported
+/// function's larger type sizes allocate.
+fn with_rows<R>(typesize: usize, n: usize, src: &[u8], f: impl FnOnce(&[&[u8]]) -> R) -> R {
+    fn on_stack<const N: usize, R>(
+        typesize: usize,
+        n: usize,
+        src: &[u8],
+        f: impl FnOnce(&[&[u8]]) -> R,
+    ) -> R {
+        let mut rows: [&[u8]; N] = [&[]; N];
+        for (j, r) in rows[..typesize].iter_mut().enumerate() {
+            *r = &src[j * n..(j + 1) * n];
+        }
+        f(&rows[..typesize])
+    }
+    match typesize {
+        0..=16 => on_stack::<16, R>(typesize, n, src, f),
+        17..=256 => on_stack::<256, R>(typesize, n, src, f),
+        _ => f(&(0..typesize).map(|j| &src[j * n..(j + 1) * n]).collect::<Vec<_>>()),
+    }
+}
+
+/// Unshuffle from rows that need not be adjacent: byte `j` of element `i` is `rows[j][i]`
+/// (every row at least `n` bytes long, `rows.len() >= 2`) and `dest` receives the `n`
+/// elements of `rows.len()` bytes. The decompressor passes rows that a block stores
+/// uncompressed straight from the chunk, where each is preceded by its 4-byte size,
+/// instead of first copying them next to the decoded ones.
+pub(crate) fn unshuffle_rows_with(isa: Isa, rows: &[&[u8]], n: usize, dest: &mut [u8]) {
+    let typesize = rows.len();
+    assert!(typesize >= 2, "unshuffle: fewer than two rows");
+    assert!(rows.iter().all(|r| r.len() >= n), "unshuffle: a row is shorter than n");
+    assert_eq!(dest.len(), n * typesize, "unshuffle: destination is not n elements");
     let peel = unshuffle_peel(isa, typesize, n, dest.as_ptr() as usize);
-    unshuffle_scalar_range(typesize, n, src, dest, 0, peel);
-    let start = simd_unshuffle(isa, typesize, n, src, dest, peel);
-    unshuffle_scalar(typesize, n, src, dest, start);
-    dest[body..].copy_from_slice(&src[body..]);
+    unshuffle_scalar_range(rows, n, dest, 0, peel);
+    let start = simd_unshuffle(isa, rows, n, dest, peel);
+    unshuffle_scalar_range(rows, n, dest, start, n);
 }
 
 /// The store width the SIMD kernels of `isa` write with, when lining their stores up on
@@ -131,28 +172,28 @@ fn simd_shuffle(isa: Isa, typesize: usize, n: usize, src: &[u8], dest: &mut [u8]
 }
 
 #[inline]
-fn simd_unshuffle(isa: Isa, typesize: usize, n: usize, src: &[u8], dest: &mut [u8], from: usize) -> usize {
+fn simd_unshuffle(isa: Isa, rows: &[&[u8]], n: usize, dest: &mut [u8], from: usize) -> usize {
     #[cfg(target_arch = "x86_64")]
     {
         match isa {
             Isa::Avx2 | Isa::Avx512 => {
-                let start = super::shuffle_avx2::unshuffle(typesize, n, src, dest, from);
-                super::shuffle_sse2::unshuffle(typesize, n, src, dest, start)
+                let start = super::shuffle_avx2::unshuffle(rows, n, dest, from);
+                super::shuffle_sse2::unshuffle(rows, n, dest, start)
             }
-            Isa::Sse2 => super::shuffle_sse2::unshuffle(typesize, n, src, dest, from),
+            Isa::Sse2 => super::shuffle_sse2::unshuffle(rows, n, dest, from),
             Isa::Scalar | Isa::Neon => from,
         }
     }
     #[cfg(target_arch = "aarch64")]
     {
         match isa {
-            Isa::Neon => super::shuffle_neon::unshuffle(typesize, n, src, dest, from),
+            Isa::Neon => super::shuffle_neon::unshuffle(rows, n, dest, from),
             _ => from,
         }
     }
     #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
     {
-        let _ = (isa, typesize, n, src, dest);
+        let _ = (isa, rows, n, dest);
         from
     }
 }
@@ -197,28 +238,17 @@ fn shuffle_scalar_range(typesize: usize, n: usize, src: &[u8], dest: &mut [u8], 
     fixed!(2 3 4 5 6 7 8 9 10 11 12 13 14 15 16);
 }
 
-/// Scalar unshuffle of elements `start..n` (whole elements only).
-pub(crate) fn unshuffle_scalar(
-    typesize: usize,
-    n: usize,
-    src: &[u8],
-    dest: &mut [u8],
-    start: usize,
-) {
-    unshuffle_scalar_range(typesize, n, src, dest, start, n);
-}
-
-/// Scalar unshuffle of elements `start..end` of `n`.
-fn unshuffle_scalar_range(typesize: usize, n: usize, src: &[u8], dest: &mut [u8], start: usize, end: usize) {
+/// Scalar unshuffle of elements `start..end` of `n` (see [`unshuffle_rows_with`]).
+fn unshuffle_scalar_range(rows: &[&[u8]], n: usize, dest: &mut [u8], start: usize, end: usize) {
     let end = end.min(n);
     if start >= end {
         return;
     }
     macro_rules! fixed {
         ($($ts:literal)*) => {
-            match typesize {
-                $($ts => unshuffle_fixed::<$ts>(n, src, dest, start, end),)*
-                _ => unshuffle_dyn(typesize, n, src, dest, start, end),
+            match rows.len() {
+                $($ts => unshuffle_fixed::<$ts>(rows, dest, start, end),)*
+                _ => unshuffle_dyn(rows, dest, start, end),
             }
         };
     }
@@ -242,15 +272,14 @@ fn shuffle_fixed<const TS: usize>(n: usize, src: &[u8], dest: &mut [u8], start: 
     }
 }
 
-fn unshuffle_fixed<const TS: usize>(n: usize, src: &[u8], dest: &mut [u8], start: usize, end: usize) {
+fn unshuffle_fixed<const TS: usize>(rows: &[&[u8]], dest: &mut [u8], start: usize, end: usize) {
     let block = scalar_block(TS);
     let mut i0 = start;
     while i0 < end {
         let i1 = (i0 + block).min(end);
         let elems = &mut dest[i0 * TS..i1 * TS];
         for j in 0..TS {
-            let row = &src[j * n + i0..j * n + i1];
-            for (e, &b) in elems.chunks_exact_mut(TS).zip(row) {
+            for (e, &b) in elems.chunks_exact_mut(TS).zip(&rows[j][i0..i1]) {
                 e[j] = b;
             }
         }
@@ -274,15 +303,15 @@ fn shuffle_dyn(ts: usize, n: usize, src: &[u8], dest: &mut [u8], start: usize, e
     }
 }
 
-fn unshuffle_dyn(ts: usize, n: usize, src: &[u8], dest: &mut [u8], start: usize, end: usize) {
+fn unshuffle_dyn(rows: &[&[u8]], dest: &mut [u8], start: usize, end: usize) {
+    let ts = rows.len();
     let block = scalar_block(ts);
     let mut i0 = start;
     while i0 < end {
         let i1 = (i0 + block).min(end);
         let elems = &mut dest[i0 * ts..i1 * ts];
-        for j in 0..ts {
-            let row = &src[j * n + i0..j * n + i1];
-            for (e, &b) in elems.chunks_exact_mut(ts).zip(row) {
+        for (j, row) in rows.iter().enumerate() {
+            for (e, &b) in elems.chunks_exact_mut(ts).zip(&row[i0..i1]) {
                 e[j] = b;
             }
         }

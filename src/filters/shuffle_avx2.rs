@@ -76,23 +76,26 @@ fn stage_elems(ts: usize) -> usize {
 ///
 /// Always direct: unlike [`shuffle`], staging never paid here (measured on 32 KiB to
 /// 1 MiB blocks of 16-, 32- and 64-byte types: the direct walk was as fast or faster).
-pub(crate) fn unshuffle(ts: usize, n: usize, src: &[u8], dest: &mut [u8], start: usize) -> usize {
+pub(crate) fn unshuffle(rows: &[&[u8]], n: usize, dest: &mut [u8], start: usize) -> usize {
+    let ts = rows.len();
     let Some(end) = super::shuffle::simd_span(ts, n, start, 32) else {
         return start;
     };
     if !std::arch::is_x86_feature_detected!("avx2") {
         return start;
     }
-    assert!(src.len() >= n * ts && dest.len() >= n * ts);
-    let (s, d) = (src.as_ptr(), dest.as_mut_ptr());
-    // SAFETY: as in `shuffle`, with the roles of the two buffers swapped.
+    assert!(rows.iter().all(|r| r.len() >= n) && dest.len() >= n * ts);
+    let d = dest.as_mut_ptr();
+    // SAFETY: every row holds at least `n` bytes and `dest` at least `n * ts` (asserted
+    // above); the kernels read bytes `start..end` (end <= n) of each row and write the
+    // elements `start..end`.
     unsafe {
         match ts {
-            2 => unshuffle_pow2::<2, 1>(s, d, n, start, end),
-            4 => unshuffle_pow2::<4, 2>(s, d, n, start, end),
-            8 => unshuffle_pow2::<8, 3>(s, d, n, start, end),
-            16 => unshuffle_pow2::<16, 4>(s, d, n, start, end),
-            _ => unshuffle_tiled(ts, s, d, n, start, end),
+            2 => unshuffle_pow2::<2, 1>(rows, d, start, end),
+            4 => unshuffle_pow2::<4, 2>(rows, d, start, end),
+            8 => unshuffle_pow2::<8, 3>(rows, d, start, end),
+            16 => unshuffle_pow2::<16, 4>(rows, d, start, end),
+            _ => unshuffle_tiled(rows, d, start, end),
         }
     }
     end
@@ -266,24 +269,25 @@ unsafe fn shuffle_pow2<const S: usize, const LOG: usize>(
 }
 
 /// # Safety
-/// As for [`shuffle_pow2`].
+/// `rows` holds `S` rows of at least `end` bytes; `dest` is writable for `end * S` bytes;
+/// `end - start` is a multiple of 32.
 #[target_feature(enable = "avx2")]
 unsafe fn unshuffle_pow2<const S: usize, const LOG: usize>(
-    src: *const u8,
+    rows: &[&[u8]],
     dest: *mut u8,
-    n: usize,
     start: usize,
     end: usize,
 ) {
     // One step of 32 elements at a time: two steps per iteration (whole 64-byte lines
     // from each row) measured slower here, unlike in `shuffle_pow2`.
+    let src: [*const u8; S] = core::array::from_fn(|j| rows[j].as_ptr());
     let mut i = start;
     while i < end {
-        // SAFETY: mirror image of `shuffle_pow2`; all offsets are below n * S.
+        // SAFETY: row offsets stay below `end`, element bytes below `end * S`.
         unsafe {
             let mut v = [_mm256_setzero_si256(); S];
             for (j, x) in v.iter_mut().enumerate() {
-                *x = _mm256_loadu_si256(src.add(j * n + i).cast());
+                *x = _mm256_loadu_si256(src[j].add(i).cast());
             }
             untranspose32::<S, LOG>(v, dest, i);
         }
@@ -363,24 +367,25 @@ unsafe fn shuffle_tiled(
 }
 
 /// # Safety
-/// As for [`shuffle_tiled`].
+/// `rows.len() >= 16`; every row holds at least `end` bytes; `dest` is writable for
+/// `end * rows.len()` bytes; `end - start` is a multiple of 32.
 #[target_feature(enable = "avx2")]
 unsafe fn unshuffle_tiled(
-    ts: usize,
-    src: *const u8,
+    rows: &[&[u8]],
     dest: *mut u8,
-    n: usize,
     start: usize,
     end: usize,
 ) {
+    let ts = rows.len();
     let mut i = start;
     while i < end {
         for col in super::shuffle::tile_columns(ts) {
-            // SAFETY: mirror image of `shuffle_tiled`; all offsets are below n * ts.
+            // SAFETY: rows `col + b < ts`, row offsets below `end`, element bytes
+            // below `end * ts`.
             unsafe {
                 let mut v = [_mm256_setzero_si256(); 16];
                 for (b, x) in v.iter_mut().enumerate() {
-                    *x = _mm256_loadu_si256(src.add((col + b) * n + i).cast());
+                    *x = _mm256_loadu_si256(rows.get_unchecked(col + b).as_ptr().add(i).cast());
                 }
                 for _ in 0..4 {
                     zip(&mut v);

@@ -179,6 +179,47 @@ fn simd_kernels_match_scalar_twins() {
     }
 }
 
+/// Unshuffling from scattered rows (some in one buffer at odd offsets with bytes between
+/// them, as uncompressed streams lie in a chunk, the others in a second buffer) gives what
+/// unshuffling the adjacent rows gives, for every kernel, including destinations the
+/// kernels peel for alignment.
+#[test]
+fn unshuffle_from_scattered_rows_matches_adjacent_rows() {
+    const TS: &[usize] = &[2, 3, 4, 7, 8, 16, 17, 24, 32, 255];
+    const ELEMS: &[usize] = &[0, 1, 15, 16, 17, 64, 65, 200, 4659, 8192];
+    for &ts in TS {
+        for &n in ELEMS {
+            if n * ts > 1 << 20 {
+                continue;
+            }
+            let adjacent = data(n * ts, (ts * 7 + n) as u64);
+            let mut want = vec![0u8; n * ts];
+            assert!(kernels::unshuffle(Isa::Scalar, ts, &adjacent, &mut want));
+            // Odd rows in `chunk`, each after a 4-byte gap of 0xEE and followed by 3 more;
+            // even rows in `decoded`, in place.
+            let mut chunk = Vec::new();
+            let mut at = vec![0; ts];
+            for j in (1..ts).step_by(2) {
+                chunk.extend_from_slice(&[0xEE; 4]);
+                at[j] = chunk.len();
+                chunk.extend_from_slice(&adjacent[j * n..(j + 1) * n]);
+                chunk.extend_from_slice(&[0xEE; 3]);
+            }
+            let decoded = adjacent.clone();
+            let rows: Vec<&[u8]> = (0..ts)
+                .map(|j| if j % 2 == 1 { &chunk[at[j]..at[j] + n] } else { &decoded[j * n..(j + 1) * n] })
+                .collect();
+            for isa in Isa::available() {
+                for off in [0, 1, 16] {
+                    let mut buf = vec![0x5A; n * ts + off];
+                    assert!(kernels::unshuffle_rows(isa, &rows, n, &mut buf[off..]));
+                    assert!(buf[off..] == want[..], "{isa:?} ts={ts} n={n} off={off}");
+                }
+            }
+        }
+    }
+}
+
 /// The dispatcher picks a SIMD level wherever the target has one.
 #[test]
 fn best_isa_is_simd_on_simd_targets() {

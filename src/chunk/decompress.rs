@@ -543,12 +543,13 @@ impl Decompressor {
         // A block whose only filter is a shuffle of its streams is unshuffled from where each
         // stream is: the streams stored uncompressed are read in the chunk itself (the
         // reference copies them next to the decoded ones first: a third of the time of a
-        // block of noisy data). `raw_at[s]` is where stream `s` lies in `bsrc`, if it does.
+        // block of noisy data). `raw_at[s]` is where stream `s` lies in `bsrc`, 0 when it was
+        // decoded (a stream's bytes follow its 4-byte size, so never start at 0).
         let rows_path = nstreams >= 2
             && nstreams <= MAX_ROWS
             && view.vl.is_none()
             && matches!(stages, [(SHUFFLE, meta)] if super::pipeline::shuffle_streams(view.typesize, *meta) == nstreams);
-        let mut raw_at = [usize::MAX; MAX_ROWS];
+        let mut raw_at = [0usize; MAX_ROWS];
         // Where the streams go: `out` itself, or the first pipeline buffer.
         let streams_dst: &mut [u8] = if direct { &mut *out } else { &mut bufs.a_mut()[..bsize] };
         let (streamed, unstreamed) = streams_dst.split_at_mut(nstreams * neblock);
@@ -604,13 +605,15 @@ impl Decompressor {
         // A block that is not a whole number of streams (split by a writer whose block
         // size is not a multiple of the typesize, as the reference does) has bytes no stream
         // holds: zeros, never what an earlier call left in the scratch.
-        unstreamed.fill(0);
-        if rows_path && raw_at[..nstreams].iter().any(|&p| p != usize::MAX) {
+        if !unstreamed.is_empty() {
+            unstreamed.fill(0);
+        }
+        if rows_path && raw_at[..nstreams].iter().any(|&p| p != 0) {
             let decoded = bufs.get(&[], Slot::A, bsize);
             let mut rows: [&[u8]; MAX_ROWS] = [&[]; MAX_ROWS];
             for (s, row) in rows[..nstreams].iter_mut().enumerate() {
                 *row = match raw_at[s] {
-                    usize::MAX => &decoded[s * neblock..(s + 1) * neblock],
+                    0 => &decoded[s * neblock..(s + 1) * neblock],
                     p => &bsrc[p..p + neblock],
                 };
             }

@@ -2,8 +2,8 @@
 """Combine bench outputs into a markdown table and summary.
 
 Usage: compare.py OURS.txt[,OURS2.txt...] REF.txt[,REF2.txt...] -- several runs per side are
-merged by taking each configuration's best speed (runs alternate between the libraries, so
-load from other processes hits both alike)."""
+merged per configuration: the median speed of three or more runs, the best of one or two
+(runs alternate between the libraries, so load from other processes hits both alike)."""
 import math, sys
 
 def b2nd_table(ours_arg, ref_arg):
@@ -84,15 +84,18 @@ def load(p):
     return rows
 
 def load_many(arg):
-    merged = {}
+    """Each configuration's speeds over the runs: the median of three or more runs (a run
+    of one library sits between runs of the other, so a slow spell of the machine moves one
+    run, not the median), the best of one or two."""
+    runs = {}
     for p in arg.split(","):
         for k, v in load(p).items():
-            if k in merged:
-                m = merged[k]
-                merged[k] = (v[0], v[1], max(m[2], v[2]), max(m[3], v[3]))
-            else:
-                merged[k] = v
-    return merged
+            runs.setdefault(k, []).append(v)
+    def pick(vals):
+        if len(vals) >= 3:
+            return sorted(vals)[len(vals) // 2]
+        return max(vals)
+    return {k: (v[0][0], v[0][1], pick([x[2] for x in v]), pick([x[3] for x in v])) for k, v in runs.items()}
 
 ours, ref = load_many(sys.argv[1]), load_many(sys.argv[2])
 keys = [k for k in ours if k in ref and k[0] != "memcpy"]

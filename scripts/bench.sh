@@ -11,14 +11,14 @@ mkdir -p target/bench
 gcc -O2 -std=gnu11 -Iinclude -o target/bench/bench bench/bench.c -Ltarget/release -l:libblosc2.so.9 -lm
 budget=${BENCH_SECONDS:-0.15}
 rain=../shared/fixtures/raw/rainfall-grid-150x150.bin
-runs=${BENCH_RUNS:-2}
+runs=${BENCH_RUNS:-3}
 codecs=(blosclz lz4 lz4hc zlib zstd)
 parts=${BENCH_PARTS:-codecs b2nd lazy plugins}
 ours=(); refs=()
 if [[ " $parts " == *" codecs "* ]]; then
 # Alternate the libraries codec by codec (and swap which goes first every round), so that
 # a slow spell of this shared machine hits both alike; compare.py keeps each
-# configuration's best speed over the rounds.
+# configuration's median speed over the rounds (the best when there are fewer than three).
 for i in $(seq 1 "$runs"); do
   o=target/bench/ours$i.txt r=target/bench/ref$i.txt
   : > "$o"; : > "$r"

@@ -300,6 +300,17 @@ impl Decompressor {
         r
     }
 
+    /// The block decoder (the hooks) and the worker state, borrowed apart.
+    fn split(&mut self) -> (BlockDecoder<'_>, &mut Workers) {
+        let dec = BlockDecoder {
+            postfilter: self.postfilter.as_ref(),
+            nchunk: self.nchunk,
+            call: &self.call,
+            lazy: self.lazy.as_deref(),
+        };
+        (dec, &mut self.workers)
+    }
+
     /// Decompress a whole chunk into `dest`. Returns the bytes decompressed.
     pub fn decompress(&mut self, src: &[u8], dest: &mut [u8]) -> Result<usize> {
         self.parking(|d| d.decompress_chunk(src, dest))
@@ -319,11 +330,15 @@ impl Decompressor {
         if view.nbytes == 0 {
             return Ok(0);
         }
-        self.load_lazy_dict(&mut view)?;
-        self.resolve_lazy_vl(&mut view, None)?;
+        if view.lazy.is_some() {
+            self.load_lazy_dict(&mut view)?;
+            self.resolve_lazy_vl(&mut view, None)?;
+        }
         let dest = &mut dest[..view.nbytes];
-        let nthreads = (self.params.nthreads.max(1) as usize).min(view.nblocks);
-        self.workers.ensure(self.params.nthreads.max(1) as usize)?;
+        let wanted = self.params.nthreads.max(1) as usize;
+        let nthreads = wanted.min(view.nblocks);
+        let (dec, workers) = self.split();
+        workers.ensure(wanted)?;
         let masked = |j: usize| maskout.as_ref().is_some_and(|m| m[j]);
 
         // With delta, block 0 goes first: every other block decodes against it. Otherwise all
@@ -332,8 +347,7 @@ impl Decompressor {
         let (dref, tail, start): (Option<&[u8]>, &mut [u8], usize) = if delta {
             let (first, rest) = dest.split_at_mut(view.block_len(0));
             if !masked(0) {
-                let mut sc = self.workers.scratch(0);
-                self.decode_block(&view, 0, 0, first, None, &mut sc)?;
+                dec.decode_block(&view, 0, 0, first, None, workers.scratch_mut(0))?;
             }
             (Some(&*first), rest, 1)
         } else {
@@ -344,13 +358,13 @@ impl Decompressor {
         }
         if nthreads <= 1 || view.nbytes < PARALLEL_MIN_BYTES || view.nblocks - start < 2 {
             // Serial: walk the blocks in place.
-            let mut sc = self.workers.scratch(0);
+            let sc = workers.scratch_mut(0);
             let mut tail = tail;
             for j in start..view.nblocks {
                 let (out, t) = std::mem::take(&mut tail).split_at_mut(view.block_len(j));
                 tail = t;
                 if !masked(j) {
-                    self.decode_block(&view, j, 0, out, dref, &mut sc)?;
+                    dec.decode_block(&view, j, 0, out, dref, sc)?;
                 }
             }
         } else {
@@ -365,8 +379,9 @@ impl Decompressor {
             let next = AtomicUsize::new(start);
             let failed = AtomicBool::new(false);
             let error: Mutex<Option<Error>> = Mutex::new(None);
+            let workers = &*workers;
             let work = |tid: usize| {
-                let mut sc = self.workers.scratch(tid);
+                let mut sc = workers.scratch(tid);
                 loop {
                     let j = next.fetch_add(1, Ordering::Relaxed);
                     if j >= view.nblocks || failed.load(Ordering::Relaxed) {
@@ -377,281 +392,18 @@ impl Decompressor {
                     }
                     let out = slices[j - start].lock().unwrap_or_else(|e| e.into_inner()).take();
                     let Some(out) = out else { continue };
-                    if let Err(e) = self.decode_block(&view, j, tid, out, dref, &mut sc) {
+                    if let Err(e) = dec.decode_block(&view, j, tid, out, dref, &mut sc) {
                         *error.lock().unwrap_or_else(|e| e.into_inner()) = Some(e);
                         failed.store(true, Ordering::Relaxed);
                     }
                 }
             };
-            self.workers.run(nthreads, &work)?;
+            workers.run(nthreads, &work)?;
             if let Some(e) = error.into_inner().unwrap_or_else(|e| e.into_inner()) {
                 return Err(e);
             }
         }
         Ok(view.nbytes)
-    }
-
-    /// Decode block `j` into `out` (exactly the block's length).
-    fn decode_block(
-        &self,
-        view: &ChunkView<'_>,
-        j: usize,
-        tid: usize,
-        out: &mut [u8],
-        dref: Option<&[u8]>,
-        sc: &mut Scratch,
-    ) -> Result<()> {
-        let bsize = out.len();
-        let offset = view.block_offset(j);
-        if let Some(pf) = &self.postfilter {
-            // Decode into scratch, then let the postfilter write the destination.
-            let mut tmp = std::mem::take(&mut sc.block);
-            tmp.resize(bsize, 0);
-            let r = self.decode_block_raw(view, j, &mut tmp, dref, sc);
-            let r = r.and_then(|_| {
-                let info = BlockInfo {
-                    nchunk: self.nchunk,
-                    nblock: j as i32,
-                    offset: offset as i32,
-                    size: bsize as i32,
-                    typesize: view.typesize as i32,
-                    tid: tid as i32,
-                };
-                if pf.apply(&info, &tmp, out) != 0 {
-                    Err(Error::Postfilter)
-                } else {
-                    Ok(())
-                }
-            });
-            sc.block = tmp;
-            return r;
-        }
-        self.decode_block_raw(view, j, out, dref, sc)
-    }
-
-    fn decode_block_raw(
-        &self,
-        view: &ChunkView<'_>,
-        j: usize,
-        out: &mut [u8],
-        dref: Option<&[u8]>,
-        sc: &mut Scratch,
-    ) -> Result<()> {
-        let bsize = out.len();
-        // VL blocks are independent units (delta's reference is the block itself).
-        let (offset, dref) = if view.vl.is_some() { (0, None) } else { (view.block_offset(j), dref) };
-        match view.special {
-            Special::Zero => {
-                out.fill(0);
-                return Ok(());
-            }
-            Special::Nan => return fill_nans(view.typesize, out),
-            Special::Value => return fill_value(view.special_value(), out),
-            Special::Uninit => return Ok(()),
-            Special::None => {}
-        }
-        if view.memcpyed {
-            let start = view.hlen + offset;
-            if let Some(t) = &view.lazy {
-                t.fetch_memcpyed_block_into(self.lazy.as_deref(), j, start as i64, bsize, &mut sc.lazy)?;
-                copy_bytes(out, &sc.lazy);
-                return Ok(());
-            }
-            let chunk = view.src.get(start..start + bsize).ok_or(Error::ReadBuffer)?;
-            copy_bytes(out, chunk);
-            return Ok(());
-        }
-        // Where this block's streams are, fetching them from disk for lazy chunks (into this
-        // worker's reused buffer).
-        let (bsrc, mut pos, end): (&[u8], usize, usize) = match &view.lazy {
-            Some(t) => {
-                let start = match &view.vl {
-                    Some(v) => v[j].1 as i64,
-                    None => get_i32(view.src, view.hlen + 4 * j)? as i64,
-                };
-                t.fetch_block_into(self.lazy.as_deref(), j, start, view.vl.is_some(), &mut sc.lazy)?;
-                let lazy_buf = &sc.lazy;
-                // A VL block's stream runs to the next block's start.
-                let end = match &t.vl_spans {
-                    Some(spans) if spans[j] <= 4 || spans[j] > lazy_buf.len() => return Err(Error::Data),
-                    Some(spans) => spans[j],
-                    None => lazy_buf.len(),
-                };
-                (&lazy_buf[..], 0, end)
-            }
-            None => {
-                let start = match &view.vl {
-                    Some(v) => v[j].1,
-                    None => get_i32(view.src, view.hlen + 4 * j)? as usize,
-                };
-                if start == 0 || start >= view.src.len() {
-                    return Err(Error::Data);
-                }
-                let end = match &view.vl {
-                    Some(v) => v.get(j + 1).map(|b| b.1).unwrap_or(view.src.len()),
-                    None => view.src.len(),
-                };
-                if end < start {
-                    return Err(Error::Data);
-                }
-                (view.src, start, end)
-            }
-        };
-        let leftoverblock = view.vl.is_none() && view.leftover > 0 && j + 1 == view.nblocks;
-        // Blosc1-format chunks (version <= 2) written before the "don't split" flag existed
-        // were split only for small types; c-blosc 1.x readers apply the same rule.
-        let legacy_unsplit = !view.header.extended
-            && (view.typesize > 16 || view.blocksize / view.typesize.max(1) < MIN_BUFFERSIZE as usize);
-        // Dictionary chunks split like any other (c-blosc2 3.x writes split zstd dict chunks).
-        let nstreams = if view.vl.is_none() && !view.header.dont_split() && !legacy_unsplit && !leftoverblock {
-            view.typesize
-        } else {
-            1
-        };
-        let neblock = bsize / nstreams;
-        if neblock == 0 {
-            return Err(Error::Failure);
-        }
-        let pp = PipelineParams {
-            filters: &view.header.filters,
-            filters_meta: &view.header.filters_meta,
-            typesize: view.typesize,
-            format_version: view.header.version,
-            call: &self.call,
-        };
-        let mut stage_buf = [(0u8, 0u8); MAX_FILTERS];
-        let mut nstages = 0;
-        for i in (0..MAX_FILTERS).rev() {
-            let f = view.header.filters[i];
-            if f != NOFILTER && f != TRUNC_PREC {
-                stage_buf[nstages] = (f, view.header.filters_meta[i]);
-                nstages += 1;
-            }
-        }
-        let stages = &stage_buf[..nstages];
-        let Scratch { bufs, codec: cscratch, .. } = sc;
-        // Streams go straight into `out` when no filter needs undoing.
-        let direct = stages.is_empty() || stages.iter().all(|s| s.0 == DELTA);
-        if !direct {
-            bufs.ensure(bsize);
-        }
-        let dict = match &view.dict {
-            ChunkDict::None => DDict::None,
-            ChunkDict::Zstd(d) => DDict::Zstd(d),
-            ChunkDict::Lz4(d) => DDict::Lz4(d),
-        };
-        // A block whose only filter is a shuffle of its streams is unshuffled from where each
-        // stream is: the streams stored uncompressed are read in the chunk itself (the
-        // reference copies them next to the decoded ones first: a third of the time of a
-        // block of noisy data). `raw_at[s]` is where stream `s` lies in `bsrc`, 0 when it was
-        // decoded (a stream's bytes follow its 4-byte size, so never start at 0).
-        let rows_path = nstreams >= 2
-            && nstreams <= MAX_ROWS
-            && view.vl.is_none()
-            && matches!(stages, [(SHUFFLE, meta)] if super::pipeline::shuffle_streams(view.typesize, *meta) == nstreams);
-        let mut raw_at = [0usize; MAX_ROWS];
-        // Where the streams go: `out` itself, or the first pipeline buffer.
-        let streams_dst: &mut [u8] = if direct { &mut *out } else { &mut bufs.a_mut()[..bsize] };
-        let (streamed, unstreamed) = streams_dst.split_at_mut(nstreams * neblock);
-        for (s, target) in streamed.chunks_exact_mut(neblock).enumerate() {
-            if pos + 4 > end {
-                return Err(Error::ReadBuffer);
-            }
-            let csize = get_i32(bsrc, pos)?;
-            pos += 4;
-            if view.vl.is_some() {
-                // VL blocks: the field holds the uncompressed size; the stream runs to the
-                // next block's start.
-                if csize as usize != target.len() {
-                    return Err(Error::Data);
-                }
-                let cdata = &bsrc[pos..end];
-                if cdata.len() == target.len() {
-                    copy_bytes(target, cdata);
-                } else {
-                    decode_stream(view, cdata, target, cscratch, &dict, &self.call)?;
-                }
-                pos = end;
-                continue;
-            }
-            if csize == 0 {
-                target.fill(0);
-            } else if csize < 0 {
-                if pos + 1 > end {
-                    return Err(Error::ReadBuffer);
-                }
-                let token = bsrc[pos];
-                pos += 1;
-                if token & 0x1 == 0 || csize < -255 {
-                    return Err(Error::RunLength);
-                }
-                target.fill((-csize) as u8);
-            } else {
-                let csize = csize as usize;
-                if pos + csize > end {
-                    return Err(Error::ReadBuffer);
-                }
-                let cdata = &bsrc[pos..pos + csize];
-                if csize == neblock && rows_path {
-                    raw_at[s] = pos;
-                } else if csize == neblock {
-                    copy_bytes(target, cdata);
-                } else {
-                    decode_stream(view, cdata, target, cscratch, &dict, &self.call)?;
-                }
-                pos += csize;
-            }
-        }
-        // A block that is not a whole number of streams (split by a writer whose block
-        // size is not a multiple of the typesize, as the reference does) has bytes no stream
-        // holds: zeros, never what an earlier call left in the scratch.
-        if !unstreamed.is_empty() {
-            unstreamed.fill(0);
-        }
-        if rows_path && raw_at[..nstreams].iter().any(|&p| p != 0) {
-            let decoded = bufs.get(&[], Slot::A, bsize);
-            let mut rows: [&[u8]; MAX_ROWS] = [&[]; MAX_ROWS];
-            for (s, row) in rows[..nstreams].iter_mut().enumerate() {
-                *row = match raw_at[s] {
-                    0 => &decoded[s * neblock..(s + 1) * neblock],
-                    p => &bsrc[p..p + neblock],
-                };
-            }
-            let (body, tail) = out.split_at_mut(nstreams * neblock);
-            filters::unshuffle_rows(&rows[..nstreams], neblock, body);
-            // What the buffer's zeroed tail would have given.
-            tail.fill(0);
-            return Ok(());
-        }
-        if direct {
-            for _ in stages {
-                filters::delta_decode(dref.unwrap_or(&[]), offset, out, view.typesize);
-            }
-            return Ok(());
-        }
-        // Undo the filters; the last non-delta stage writes into `out`.
-        let last_writer = stages.iter().rposition(|s| s.0 != DELTA).expect("not direct");
-        let mut cur = Slot::A;
-        let mut in_out = false;
-        for (k, &(f, meta)) in stages.iter().enumerate() {
-            if f == DELTA {
-                let data: &mut [u8] = if in_out { out } else { bufs.get_mut(cur, bsize) };
-                filters::delta_decode(dref.unwrap_or(&[]), offset, data, view.typesize);
-                continue;
-            }
-            let (src, dst): (&[u8], &mut [u8]) = if k == last_writer {
-                in_out = true;
-                (bufs.get(&[], cur, bsize), &mut *out)
-            } else {
-                let to = if cur == Slot::A { Slot::B } else { Slot::A };
-                let (a, b) = bufs.both_mut();
-                let r = if to == Slot::B { (&a[..bsize], &mut b[..bsize]) } else { (&b[..bsize], &mut a[..bsize]) };
-                cur = to;
-                (r.0 as &[u8], r.1)
-            };
-            run_backward_stage(&pp, f, meta, src, dst)?;
-        }
-        Ok(())
     }
 
     /// Decode `nbytes` bytes starting at byte `start` of the uncompressed data into `dest`,
@@ -676,14 +428,15 @@ impl Decompressor {
             return Err(Error::InvalidParam);
         }
         self.load_lazy_dict(&mut view)?;
-        self.workers.ensure(1)?;
-        let mut sc = self.workers.scratch(0);
+        let (dec, workers) = self.split();
+        workers.ensure(1)?;
+        let sc = workers.scratch_mut(0);
         let dest = &mut dest[..nbytes];
         // Special and memcpyed chunks need no block decoding, unless a postfilter must see
         // every block (the reference runs it on special chunks too); memcpyed lazy chunks
         // have their data on disk: they go block by block below.
         let in_place = view.special != Special::None || (view.memcpyed && view.lazy.is_none());
-        if in_place && self.postfilter.is_none() {
+        if in_place && dec.postfilter.is_none() {
             match view.special {
                 Special::Zero => dest.fill(0),
                 Special::Nan => fill_nans(view.typesize, dest)?,
@@ -700,7 +453,7 @@ impl Decompressor {
         let mut first = Vec::new();
         if view.has_delta() && stop > view.blocksize {
             first.resize(view.block_len(0), 0);
-            self.decode_block(&view, 0, 0, &mut first, None, &mut sc)?;
+            dec.decode_block(&view, 0, 0, &mut first, None, sc)?;
         }
         let mut written = 0usize;
         let mut block = std::mem::take(&mut sc.out);
@@ -715,13 +468,13 @@ impl Decompressor {
             let dref = if j == 0 { None } else if view.has_delta() { Some(&first[..]) } else { None };
             if from == 0 && to == blen {
                 // Whole block wanted: decode in place.
-                if let Err(e) = self.decode_block(&view, j, 0, &mut dest[written..written + blen], dref, &mut sc) {
+                if let Err(e) = dec.decode_block(&view, j, 0, &mut dest[written..written + blen], dref, sc) {
                     result = Err(e);
                     break;
                 }
             } else {
                 block.grow_to(blen);
-                if let Err(e) = self.decode_block(&view, j, 0, &mut block[..blen], dref, &mut sc) {
+                if let Err(e) = dec.decode_block(&view, j, 0, &mut block[..blen], dref, sc) {
                     result = Err(e);
                     break;
                 }
@@ -776,14 +529,15 @@ impl Decompressor {
             return Ok(());
         }
         self.load_lazy_dict(&mut view)?;
-        self.workers.ensure(1)?;
-        let mut sc = self.workers.scratch(0);
+        let (dec, workers) = self.split();
+        workers.ensure(1)?;
+        let sc = workers.scratch_mut(0);
         // Delta decodes every block against the first one.
         let mut first = Vec::new();
         let delta = view.has_delta();
         if delta {
             first.resize(view.block_len(0), 0);
-            self.decode_block(&view, 0, 0, &mut first, None, &mut sc)?;
+            dec.decode_block(&view, 0, 0, &mut first, None, sc)?;
         }
         let mut block = std::mem::take(&mut sc.out);
         let mut result = Ok(());
@@ -799,7 +553,7 @@ impl Decompressor {
                     out.fill(0);
                 }
                 let dref = if delta { Some(&first[..]) } else { None };
-                result = self.decode_block(&view, j, 0, out, dref, &mut sc).and_then(|()| sink(j, out));
+                result = dec.decode_block(&view, j, 0, out, dref, sc).and_then(|()| sink(j, out));
             }
             if result.is_err() {
                 break;
@@ -821,12 +575,13 @@ impl Decompressor {
         }
         self.load_lazy_dict(&mut view)?;
         self.resolve_lazy_vl(&mut view, None)?;
-        self.workers.ensure(1)?;
-        let mut sc = self.workers.scratch(0);
+        let (dec, workers) = self.split();
+        workers.ensure(1)?;
+        let sc = workers.scratch_mut(0);
         let mut out = Vec::with_capacity(view.nblocks);
         for j in 0..view.nblocks {
             let mut b = vec![0u8; view.block_len(j)];
-            self.decode_block(&view, j, 0, &mut b, None, &mut sc)?;
+            dec.decode_block(&view, j, 0, &mut b, None, sc)?;
             out.push(b);
         }
         Ok(out)
@@ -844,11 +599,286 @@ impl Decompressor {
         }
         self.load_lazy_dict(&mut view)?;
         self.resolve_lazy_vl(&mut view, Some(nblock))?;
-        self.workers.ensure(1)?;
-        let mut sc = self.workers.scratch(0);
+        let (dec, workers) = self.split();
+        workers.ensure(1)?;
+        let sc = workers.scratch_mut(0);
         let mut b = vec![0u8; view.block_len(nblock)];
-        self.decode_block(&view, nblock, 0, &mut b, None, &mut sc)?;
+        dec.decode_block(&view, nblock, 0, &mut b, None, sc)?;
         Ok(b)
+    }
+}
+
+/// What decoding a block reads of its decompression context: the hooks, borrowed apart from
+/// the context's scratch areas so that a serial call can use its area without locking it.
+struct BlockDecoder<'a> {
+    postfilter: Option<&'a Arc<dyn Postfilter>>,
+    nchunk: i64,
+    call: &'a FilterCallContext,
+    lazy: Option<&'a dyn LazyReader>,
+}
+
+impl BlockDecoder<'_> {
+    /// Decode block `j` into `out` (exactly the block's length).
+    fn decode_block(
+        &self,
+        view: &ChunkView<'_>,
+        j: usize,
+        tid: usize,
+        out: &mut [u8],
+        dref: Option<&[u8]>,
+        sc: &mut Scratch,
+    ) -> Result<()> {
+        let bsize = out.len();
+        let offset = view.block_offset(j);
+        if let Some(pf) = self.postfilter {
+            // Decode into scratch, then let the postfilter write the destination.
+            let mut tmp = std::mem::take(&mut sc.block);
+            tmp.resize(bsize, 0);
+            let r = self.decode_block_raw(view, j, &mut tmp, dref, sc);
+            let r = r.and_then(|_| {
+                let info = BlockInfo {
+                    nchunk: self.nchunk,
+                    nblock: j as i32,
+                    offset: offset as i32,
+                    size: bsize as i32,
+                    typesize: view.typesize as i32,
+                    tid: tid as i32,
+                };
+                if pf.apply(&info, &tmp, out) != 0 {
+                    Err(Error::Postfilter)
+                } else {
+                    Ok(())
+                }
+            });
+            sc.block = tmp;
+            return r;
+        }
+        self.decode_block_raw(view, j, out, dref, sc)
+    }
+
+    fn decode_block_raw(
+        &self,
+        view: &ChunkView<'_>,
+        j: usize,
+        out: &mut [u8],
+        dref: Option<&[u8]>,
+        sc: &mut Scratch,
+    ) -> Result<()> {
+        let bsize = out.len();
+        // VL blocks are independent units (delta's reference is the block itself).
+        let (offset, dref) = if view.vl.is_some() { (0, None) } else { (view.block_offset(j), dref) };
+        match view.special {
+            Special::Zero => {
+                out.fill(0);
+                return Ok(());
+            }
+            Special::Nan => return fill_nans(view.typesize, out),
+            Special::Value => return fill_value(view.special_value(), out),
+            Special::Uninit => return Ok(()),
+            Special::None => {}
+        }
+        if view.memcpyed {
+            let start = view.hlen + offset;
+            if let Some(t) = &view.lazy {
+                t.fetch_memcpyed_block_into(self.lazy, j, start as i64, bsize, &mut sc.lazy)?;
+                copy_bytes(out, &sc.lazy);
+                return Ok(());
+            }
+            let chunk = view.src.get(start..start + bsize).ok_or(Error::ReadBuffer)?;
+            copy_bytes(out, chunk);
+            return Ok(());
+        }
+        // Where this block's streams are, fetching them from disk for lazy chunks (into this
+        // worker's reused buffer).
+        let (bsrc, mut pos, end): (&[u8], usize, usize) = match &view.lazy {
+            Some(t) => {
+                let start = match &view.vl {
+                    Some(v) => v[j].1 as i64,
+                    None => get_i32(view.src, view.hlen + 4 * j)? as i64,
+                };
+                t.fetch_block_into(self.lazy, j, start, view.vl.is_some(), &mut sc.lazy)?;
+                let lazy_buf = &sc.lazy;
+                // A VL block's stream runs to the next block's start.
+                let end = match &t.vl_spans {
+                    Some(spans) if spans[j] <= 4 || spans[j] > lazy_buf.len() => return Err(Error::Data),
+                    Some(spans) => spans[j],
+                    None => lazy_buf.len(),
+                };
+                (&lazy_buf[..], 0, end)
+            }
+            None => {
+                let start = match &view.vl {
+                    Some(v) => v[j].1,
+                    None => get_i32(view.src, view.hlen + 4 * j)? as usize,
+                };
+                if start == 0 || start >= view.src.len() {
+                    return Err(Error::Data);
+                }
+                let end = match &view.vl {
+                    Some(v) => v.get(j + 1).map(|b| b.1).unwrap_or(view.src.len()),
+                    None => view.src.len(),
+                };
+                if end < start {
+                    return Err(Error::Data);
+                }
+                (view.src, start, end)
+            }
+        };
+        let leftoverblock = view.vl.is_none() && view.leftover > 0 && j + 1 == view.nblocks;
+        // Blosc1-format chunks (version <= 2) written before the "don't split" flag existed
+        // were split only for small types; c-blosc 1.x readers apply the same rule.
+        let legacy_unsplit = !view.header.extended
+            && (view.typesize > 16 || view.blocksize / view.typesize.max(1) < MIN_BUFFERSIZE as usize);
+        // Dictionary chunks split like any other (c-blosc2 3.x writes split zstd dict chunks).
+        let nstreams = if view.vl.is_none() && !view.header.dont_split() && !legacy_unsplit && !leftoverblock {
+            view.typesize
+        } else {
+            1
+        };
+        let neblock = bsize / nstreams;
+        if neblock == 0 {
+            return Err(Error::Failure);
+        }
+        let pp = PipelineParams {
+            filters: &view.header.filters,
+            filters_meta: &view.header.filters_meta,
+            typesize: view.typesize,
+            format_version: view.header.version,
+            call: self.call,
+        };
+        let mut stage_buf = [(0u8, 0u8); MAX_FILTERS];
+        let mut nstages = 0;
+        for i in (0..MAX_FILTERS).rev() {
+            let f = view.header.filters[i];
+            if f != NOFILTER && f != TRUNC_PREC {
+                stage_buf[nstages] = (f, view.header.filters_meta[i]);
+                nstages += 1;
+            }
+        }
+        let stages = &stage_buf[..nstages];
+        let Scratch { bufs, codec: cscratch, .. } = sc;
+        // Streams go straight into `out` when no filter needs undoing.
+        let direct = stages.is_empty() || stages.iter().all(|s| s.0 == DELTA);
+        if !direct {
+            bufs.ensure(bsize);
+        }
+        let dict = match &view.dict {
+            ChunkDict::None => DDict::None,
+            ChunkDict::Zstd(d) => DDict::Zstd(d),
+            ChunkDict::Lz4(d) => DDict::Lz4(d),
+        };
+        // A block whose only filter is a shuffle of its streams is unshuffled from where each
+        // stream is: the streams stored uncompressed are read in the chunk itself (the
+        // reference copies them next to the decoded ones first: a third of the time of a
+        // block of noisy data). `raw_at[s]` is where stream `s` lies in `bsrc`, 0 when it was
+        // decoded (a stream's bytes follow its 4-byte size, so never start at 0).
+        let rows_path = nstreams >= 2
+            && nstreams <= MAX_ROWS
+            && view.vl.is_none()
+            && matches!(stages, [(SHUFFLE, meta)] if super::pipeline::shuffle_streams(view.typesize, *meta) == nstreams);
+        let mut raw_at = [0usize; MAX_ROWS];
+        // Where the streams go: `out` itself, or the first pipeline buffer.
+        let streams_dst: &mut [u8] = if direct { &mut *out } else { &mut bufs.a_mut()[..bsize] };
+        let (streamed, unstreamed) = streams_dst.split_at_mut(nstreams * neblock);
+        for (s, target) in streamed.chunks_exact_mut(neblock).enumerate() {
+            if pos + 4 > end {
+                return Err(Error::ReadBuffer);
+            }
+            let csize = get_i32(bsrc, pos)?;
+            pos += 4;
+            if view.vl.is_some() {
+                // VL blocks: the field holds the uncompressed size; the stream runs to the
+                // next block's start.
+                if csize as usize != target.len() {
+                    return Err(Error::Data);
+                }
+                let cdata = &bsrc[pos..end];
+                if cdata.len() == target.len() {
+                    copy_bytes(target, cdata);
+                } else {
+                    decode_stream(view, cdata, target, cscratch, &dict, self.call)?;
+                }
+                pos = end;
+                continue;
+            }
+            if csize == 0 {
+                target.fill(0);
+            } else if csize < 0 {
+                if pos + 1 > end {
+                    return Err(Error::ReadBuffer);
+                }
+                let token = bsrc[pos];
+                pos += 1;
+                if token & 0x1 == 0 || csize < -255 {
+                    return Err(Error::RunLength);
+                }
+                target.fill((-csize) as u8);
+            } else {
+                let csize = csize as usize;
+                if pos + csize > end {
+                    return Err(Error::ReadBuffer);
+                }
+                let cdata = &bsrc[pos..pos + csize];
+                if csize == neblock && rows_path {
+                    raw_at[s] = pos;
+                } else if csize == neblock {
+                    copy_bytes(target, cdata);
+                } else {
+                    decode_stream(view, cdata, target, cscratch, &dict, self.call)?;
+                }
+                pos += csize;
+            }
+        }
+        // A block that is not a whole number of streams (split by a writer whose block
+        // size is not a multiple of the typesize, as the reference does) has bytes no stream
+        // holds: zeros, never what an earlier call left in the scratch.
+        if !unstreamed.is_empty() {
+            unstreamed.fill(0);
+        }
+        if rows_path && raw_at[..nstreams].iter().any(|&p| p != 0) {
+            let decoded = bufs.get(&[], Slot::A, bsize);
+            let mut rows: [&[u8]; MAX_ROWS] = [&[]; MAX_ROWS];
+            for (s, row) in rows[..nstreams].iter_mut().enumerate() {
+                *row = match raw_at[s] {
+                    0 => &decoded[s * neblock..(s + 1) * neblock],
+                    p => &bsrc[p..p + neblock],
+                };
+            }
+            let (body, tail) = out.split_at_mut(nstreams * neblock);
+            filters::unshuffle_rows(&rows[..nstreams], neblock, body);
+            // What the buffer's zeroed tail would have given.
+            tail.fill(0);
+            return Ok(());
+        }
+        if direct {
+            for _ in stages {
+                filters::delta_decode(dref.unwrap_or(&[]), offset, out, view.typesize);
+            }
+            return Ok(());
+        }
+        // Undo the filters; the last non-delta stage writes into `out`.
+        let last_writer = stages.iter().rposition(|s| s.0 != DELTA).expect("not direct");
+        let mut cur = Slot::A;
+        let mut in_out = false;
+        for (k, &(f, meta)) in stages.iter().enumerate() {
+            if f == DELTA {
+                let data: &mut [u8] = if in_out { out } else { bufs.get_mut(cur, bsize) };
+                filters::delta_decode(dref.unwrap_or(&[]), offset, data, view.typesize);
+                continue;
+            }
+            let (src, dst): (&[u8], &mut [u8]) = if k == last_writer {
+                in_out = true;
+                (bufs.get(&[], cur, bsize), &mut *out)
+            } else {
+                let to = if cur == Slot::A { Slot::B } else { Slot::A };
+                let (a, b) = bufs.both_mut();
+                let r = if to == Slot::B { (&a[..bsize], &mut b[..bsize]) } else { (&b[..bsize], &mut a[..bsize]) };
+                cur = to;
+                (r.0 as &[u8], r.1)
+            };
+            run_backward_stage(&pp, f, meta, src, dst)?;
+        }
+        Ok(())
     }
 }
 

@@ -171,10 +171,12 @@ impl ChunkHeader {
     }
 
     /// Read and validate a full header (16 or 32 bytes as the flags say).
+    #[inline]
     pub fn read(src: &[u8]) -> Result<ChunkHeader> {
         Self::read_impl(src, true)
     }
 
+    #[inline(always)]
     fn read_impl(src: &[u8], extended_wanted: bool) -> Result<ChunkHeader> {
         if src.len() < MIN_HEADER_LENGTH {
             return Err(Error::ReadBuffer);

@@ -132,6 +132,11 @@ impl Workers {
         self.scratch[tid].lock().unwrap_or_else(|e| e.into_inner())
     }
 
+    /// Thread `tid`'s scratch without locking (the caller holds the context exclusively).
+    pub fn scratch_mut(&mut self, tid: usize) -> &mut Scratch {
+        self.scratch[tid].get_mut().unwrap_or_else(|e| e.into_inner())
+    }
+
     /// Run `f(tid)` on `n` threads (just the caller when `n == 1`).
     pub fn run(&self, n: usize, f: &(dyn Fn(usize) + Sync)) -> Result<()> {
         match &self.pool {

@@ -773,10 +773,10 @@ impl BlockDecoder<'_> {
         // reference copies them next to the decoded ones first: a third of the time of a
         // block of noisy data). `raw_at[s]` is where stream `s` lies in `bsrc`, 0 when it was
         // decoded (a stream's bytes follow its 4-byte size, so never start at 0).
-        let rows_path = nstreams >= 2
-            && nstreams <= MAX_ROWS
+        let shuffled_streams = |meta: u8| super::pipeline::shuffle_streams(view.typesize, meta) == nstreams;
+        let rows_path = (2..=MAX_ROWS).contains(&nstreams)
             && view.vl.is_none()
-            && matches!(stages, [(SHUFFLE, meta)] if super::pipeline::shuffle_streams(view.typesize, *meta) == nstreams);
+            && matches!(stages, [(SHUFFLE, meta)] if shuffled_streams(*meta));
         let mut raw_at = [0usize; MAX_ROWS];
         // Where the streams go: `out` itself, or the first pipeline buffer.
         let streams_dst: &mut [u8] = if direct { &mut *out } else { &mut bufs.a_mut()[..bsize] };

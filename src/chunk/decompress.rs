@@ -303,7 +303,7 @@ impl Decompressor {
     /// The block decoder (the hooks) and the worker state, borrowed apart.
     fn split(&mut self) -> (BlockDecoder<'_>, &mut Workers) {
         let dec = BlockDecoder {
-            postfilter: self.postfilter.as_ref(),
+            postfilter: self.postfilter.as_deref(),
             nchunk: self.nchunk,
             call: &self.call,
             lazy: self.lazy.as_deref(),
@@ -611,7 +611,7 @@ impl Decompressor {
 /// What decoding a block reads of its decompression context: the hooks, borrowed apart from
 /// the context's scratch areas so that a serial call can use its area without locking it.
 struct BlockDecoder<'a> {
-    postfilter: Option<&'a Arc<dyn Postfilter>>,
+    postfilter: Option<&'a dyn Postfilter>,
     nchunk: i64,
     call: &'a FilterCallContext,
     lazy: Option<&'a dyn LazyReader>,

@@ -38,17 +38,22 @@ impl<T: Default, const N: usize> Spare<T, N> {
     /// A spare item (the one in the lowest free slot, so that a caller that gives and takes
     /// in turn gets its own item back), or a new one.
     pub fn take(&self) -> T {
+        self.take_kept().unwrap_or_default()
+    }
+
+    /// A spare item (as [`take`](Self::take)), or `None` when no slot holds one.
+    pub fn take_kept(&self) -> Option<T> {
         for slot in &self.slots {
             let item = match slot.try_lock() {
                 Ok(mut g) => g.take(),
                 Err(TryLockError::Poisoned(p)) => p.into_inner().take(),
                 Err(TryLockError::WouldBlock) => None,
             };
-            if let Some(item) = item {
+            if item.is_some() {
                 return item;
             }
         }
-        T::default()
+        None
     }
 
     /// Keep `item` in the lowest empty slot; when every slot is full or busy it is handed

@@ -1,7 +1,7 @@
 //! Per-context worker state: the thread pool and one scratch area per thread.
 //!
-//! Large block buffers belong to no context between calls: each call takes them from
-//! [`SPARE_BUFS`] and leaves them there when it returns ([`Workers::park`]), so contexts
+//! Large block buffers belong to no context between calls: a call that needs them takes
+//! them from [`SPARE_BUFS`] (at its first write into them) and leaves them there when it returns ([`Workers::park`]), so contexts
 //! used in turn write the same pages. A super-chunk's decompression context used to keep a
 //! block buffer per thread beside its compression context's (0.5 MiB more resident at two
 //! threads with 256 KiB blocks, `c_tests/test_memory_reuse.c`); the reference's contexts
@@ -34,15 +34,6 @@ pub struct Scratch {
     pub(crate) raw: crate::copy::DeferredCopies,
 }
 
-impl Scratch {
-    /// Block buffers from [`SPARE_BUFS`] when this area has none.
-    fn refill_bufs(&mut self) {
-        if self.bufs.held() == 0 {
-            self.bufs = SPARE_BUFS.take();
-        }
-    }
-}
-
 /// Block buffers at least this large go back to [`SPARE_BUFS`] after each call (see
 /// [`Workers::park`]); smaller ones stay with their context (taking and leaving them cost
 /// small calls a few percent, for little memory: 18 KiB chunks decompressed 2-7% slower).
@@ -67,8 +58,6 @@ pub(crate) static SPARE_BUFS: Spare<Buffers, 4> = Spare::new();
 #[derive(Default)]
 pub struct Workers {
     pool: Option<Pool>,
-    /// Some area left its block buffers in [`SPARE_BUFS`] at the end of the last call.
-    parked: bool,
     /// One scratch area per thread, indexed by thread id.
     pub scratch: Vec<Mutex<Scratch>>,
 }
@@ -76,23 +65,16 @@ pub struct Workers {
 impl Workers {
     /// No threads and no scratch yet (usable in a `static`).
     pub const fn new() -> Workers {
-        Workers { pool: None, parked: false, scratch: Vec::new() }
+        Workers { pool: None, scratch: Vec::new() }
     }
 
-    /// Make sure `n` threads and scratch areas exist, with block buffers (those left by
-    /// [`park`](Self::park) are taken back); threads and areas persist between calls.
+    /// Make sure `n` threads and scratch areas exist; threads and areas persist between
+    /// calls. (An area takes block buffers, those [`park`](Self::park) left included, when
+    /// it first writes into them.)
     pub fn ensure(&mut self, n: usize) -> Result<()> {
         let n = n.max(1);
-        if self.parked {
-            self.parked = false;
-            for s in &mut self.scratch {
-                s.get_mut().unwrap_or_else(|e| e.into_inner()).refill_bufs();
-            }
-        }
         while self.scratch.len() < n {
-            let mut s = SPARE.take();
-            s.refill_bufs();
-            self.scratch.push(Mutex::new(s));
+            self.scratch.push(Mutex::new(SPARE.take()));
         }
         self.ensure_pool(n)
     }
@@ -114,14 +96,13 @@ impl Workers {
 
     /// Leave the block buffers of at least [`LEND_FROM`] bytes for the next call of this or
     /// any other context (threads, codec state and smaller buffers stay). Called at the end
-    /// of each call; the next [`ensure`](Self::ensure) takes buffers again.
+    /// of each call; the next call that writes block buffers takes them again.
     pub fn park(&mut self) {
         for s in &mut self.scratch {
             let s = s.get_mut().unwrap_or_else(|e| e.into_inner());
             if s.bufs.held() >= LEND_FROM {
-                match SPARE_BUFS.give(std::mem::take(&mut s.bufs)) {
-                    Some(back) => s.bufs = back,
-                    None => self.parked = true,
+                if let Some(back) = SPARE_BUFS.give(std::mem::take(&mut s.bufs)) {
+                    s.bufs = back;
                 }
             }
         }

@@ -3,6 +3,11 @@
  *   dataset codec filter clevel nthreads nbytes cbytes cspeed_GBps dspeed_GBps
  * plus a memcpy line (the ceiling). Usage: bench [seconds_per_measure] [rainfall.bin] [codec]
  *
+ * pair mode: bench pair OURS.so REF.so [seconds_per_measure] [rainfall.bin] [codec|all]
+ * [ours-first|ref-first] loads both libraries in this process (dlopen) and measures every
+ * configuration with each in turn; the same lines, each prefixed with "ours" or "ref"
+ * (scripts/bench.sh's codec matrix).
+ *
  * plugins mode: bench plugins [seconds_per_measure [name]] times NDLZ, ZFP (three modes), ndcell and
  * ndmean on b2nd arrays in memory (b2nd_from_cbuffer compresses, b2nd_to_cbuffer decompresses):
  *   plugin config meta nbytes cbytes cspeed_GBps dspeed_GBps
@@ -23,11 +28,13 @@
  * matrix (one and two threads), and two with a context made and freed per call, one line each:
  *   quick item GBps
  */
+#define _GNU_SOURCE /* RTLD_DEEPBIND, dladdr */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <math.h>
 #include <time.h>
+#include <dlfcn.h>
 #include "blosc2.h"
 #include "b2nd.h"
 #include "blosc2/codecs-registry.h"
@@ -58,9 +65,26 @@ static double measure(double budget, int (*fn)(void *), void *arg, int *rc) {
   return best;
 }
 
-typedef struct { blosc2_context *ctx; const void *src; int32_t n; void *dst; int32_t dn; } job;
-static int do_c(void *a) { job *j = a; return blosc2_compress_ctx(j->ctx, j->src, j->n, j->dst, j->dn); }
-static int do_d(void *a) { job *j = a; return blosc2_decompress_ctx(j->ctx, j->src, j->n, j->dst, j->dn); }
+/* The calls the codec matrix makes, from the linked library or from one opened with dlopen
+ * (pair mode: both libraries in one process, measured in turn for every configuration). */
+typedef struct {
+  const char *label;
+  void (*init)(void);
+  void (*destroy)(void);
+  blosc2_context *(*create_cctx)(blosc2_cparams);
+  blosc2_context *(*create_dctx)(blosc2_dparams);
+  void (*free_ctx)(blosc2_context *);
+  int (*compress_ctx)(blosc2_context *, const void *, int32_t, void *, int32_t);
+  int (*decompress_ctx)(blosc2_context *, const void *, int32_t, void *, int32_t);
+} api;
+
+typedef struct { blosc2_context *ctx; const void *src; int32_t n; void *dst; int32_t dn; const api *lib; } job;
+/* The library this program is linked with. */
+static const api linked = {"", blosc2_init, blosc2_destroy, blosc2_create_cctx, blosc2_create_dctx,
+                           blosc2_free_ctx, blosc2_compress_ctx, blosc2_decompress_ctx};
+
+static int do_c(void *a) { job *j = a; return j->lib->compress_ctx(j->ctx, j->src, j->n, j->dst, j->dn); }
+static int do_d(void *a) { job *j = a; return j->lib->decompress_ctx(j->ctx, j->src, j->n, j->dst, j->dn); }
 static int do_m(void *a) { job *j = a; memcpy(j->dst, j->src, j->n); return j->n; }
 
 typedef struct {
@@ -349,10 +373,10 @@ static void quick_chunk(double budget, const char *name, const void *src, int32_
   dp.nthreads = (int16_t)nthreads;
   blosc2_context *cc = blosc2_create_cctx(cp), *dc = blosc2_create_dctx(dp);
   unsigned char *comp = malloc(n + BLOSC2_MAX_OVERHEAD), *back = malloc(n);
-  job jc = {cc, src, n, comp, n + BLOSC2_MAX_OVERHEAD};
+  job jc = {cc, src, n, comp, n + BLOSC2_MAX_OVERHEAD, &linked};
   int csize;
   double tc = measure(budget, do_c, &jc, &csize);
-  job jd = {dc, comp, csize, back, n};
+  job jd = {dc, comp, csize, back, n, &linked};
   int dsize;
   double td = measure(budget, do_d, &jd, &dsize);
   quick_report(name, src, back, n, csize, dsize, tc, td);
@@ -420,6 +444,124 @@ static int bench_quick(double budget) {
   return 0;
 }
 
+/* The codec matrix (data kinds x codecs x filters x clevels x 1-2 threads), one line per
+ * configuration and library (prefixed with the library's label when there are two):
+ *   dataset codec filter clevel nthreads nbytes cbytes cspeed_GBps dspeed_GBps
+ * With two libraries each configuration is measured with one, then the other, before the
+ * next: a slow spell of this shared machine then hits both alike (separate processes per
+ * library differed by 10-30% from run to run on the same code). */
+static int bench_matrix(double budget, const char *rain, const char *only, const api *libs, int nlibs) {
+  for (int l = 0; l < nlibs; l++) libs[l].init();
+  const int N = 4 << 20;
+  dataset sets[4];
+  int nsets = 0;
+  float *smooth = malloc(N);
+  for (int i = 0; i < N / 4; i++) smooth[i] = (float)(sin(i * 1e-3) * 100.0 + (xs() % 16) * 1e-4);
+  sets[nsets++] = (dataset){"smooth-f32", (unsigned char *)smooth, N, 4};
+  int64_t *ramp = malloc(N);
+  for (int i = 0; i < N / 8; i++) ramp[i] = (int64_t)i * 3;
+  sets[nsets++] = (dataset){"ramp-i64", (unsigned char *)ramp, N, 8};
+  if (rain) {
+    FILE *f = fopen(rain, "rb");
+    if (f) {
+      unsigned char *buf = malloc(1 << 20);
+      int32_t n = (int32_t)fread(buf, 1, 1 << 20, f);
+      fclose(f);
+      sets[nsets++] = (dataset){"rainfall-f32", buf, n, 4};
+    }
+  }
+  unsigned char *rnd = malloc(N);
+  for (int i = 0; i < N; i++) rnd[i] = (unsigned char)xs();
+  sets[nsets++] = (dataset){"random", rnd, N, 4};
+
+  unsigned char *comp[2] = {malloc(N + BLOSC2_MAX_OVERHEAD), malloc(N + BLOSC2_MAX_OVERHEAD)};
+  unsigned char *back = malloc(N);
+  for (int l = 0; l < nlibs; l++) {
+    job j = {NULL, smooth, N, back, N, NULL};
+    int rc;
+    double t = measure(budget, do_m, &j, &rc);
+    printf("%s%smemcpy - - - - %d %d %.3f %.3f\n", nlibs > 1 ? libs[l].label : "", nlibs > 1 ? " " : "", N, N,
+           N / t / 1e9, N / t / 1e9);
+  }
+  const int codecs[] = {BLOSC_BLOSCLZ, BLOSC_LZ4, BLOSC_LZ4HC, BLOSC_ZLIB, BLOSC_ZSTD};
+  const char *cnames[] = {"blosclz", "lz4", "lz4hc", "zlib", "zstd"};
+  const int filters[] = {BLOSC_NOFILTER, BLOSC_SHUFFLE, BLOSC_BITSHUFFLE};
+  const char *fnames[] = {"nofilter", "shuffle", "bitshuffle"};
+  const int clevels[] = {1, 5, 9};
+  for (int s = 0; s < nsets; s++)
+    for (int c = 0; c < 5; c++)
+      for (int f = 0; f < 3 && (!only || strcmp(only, cnames[c]) == 0); f++)
+        for (int l = 0; l < 3; l++)
+          for (int nt = 1; nt <= 2; nt++) {
+            blosc2_cparams cp = BLOSC2_CPARAMS_DEFAULTS;
+            cp.compcode = codecs[c];
+            cp.clevel = clevels[l];
+            cp.typesize = sets[s].typesize;
+            cp.nthreads = nt;
+            cp.filters[BLOSC2_MAX_FILTERS - 1] = filters[f];
+            blosc2_dparams dp = BLOSC2_DPARAMS_DEFAULTS;
+            dp.nthreads = nt;
+            blosc2_context *cc[2], *dc[2];
+            int cbytes[2], dbytes[2];
+            double tc[2], td[2];
+            for (int k = 0; k < nlibs; k++) {
+              cc[k] = libs[k].create_cctx(cp);
+              dc[k] = libs[k].create_dctx(dp);
+            }
+            for (int k = 0; k < nlibs; k++) {
+              job jc = {cc[k], sets[s].data, sets[s].n, comp[k], N + BLOSC2_MAX_OVERHEAD, &libs[k]};
+              tc[k] = measure(budget, do_c, &jc, &cbytes[k]);
+            }
+            for (int k = 0; k < nlibs; k++) {
+              job jd = {dc[k], comp[k], cbytes[k], back, N, &libs[k]};
+              td[k] = measure(budget, do_d, &jd, &dbytes[k]);
+              if (cbytes[k] <= 0 || dbytes[k] != sets[s].n || memcmp(back, sets[s].data, sets[s].n) != 0) {
+                fprintf(stderr, "error: %s %s %s %s %d: c=%d d=%d\n", libs[k].label, sets[s].name, cnames[c], fnames[f],
+                        clevels[l], cbytes[k], dbytes[k]);
+                return 1;
+              }
+            }
+            for (int k = 0; k < nlibs; k++) {
+              printf("%s%s%s %s %s %d %d %d %d %.3f %.3f\n", nlibs > 1 ? libs[k].label : "", nlibs > 1 ? " " : "",
+                     sets[s].name, cnames[c], fnames[f], clevels[l], nt, sets[s].n, cbytes[k],
+                     sets[s].n / tc[k] / 1e9, sets[s].n / td[k] / 1e9);
+              libs[k].free_ctx(cc[k]);
+              libs[k].free_ctx(dc[k]);
+            }
+            fflush(stdout);
+          }
+  for (int l = 0; l < nlibs; l++) libs[l].destroy();
+  return 0;
+}
+
+/* Load a library's matrix calls with dlopen. RTLD_LOCAL keeps each library's symbols to
+ * itself and RTLD_DEEPBIND makes its own calls bind to itself (not to the libblosc2 this
+ * program is linked with), so two libraries exporting the same names live side by side;
+ * where each call comes from is printed on stderr. */
+static int open_api(api *a, const char *path, const char *label) {
+  void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND);
+  if (!h) {
+    fprintf(stderr, "%s\n", dlerror());
+    return 1;
+  }
+  a->label = label;
+  void **slots[] = {(void **)&a->init, (void **)&a->destroy, (void **)&a->create_cctx, (void **)&a->create_dctx,
+                    (void **)&a->free_ctx, (void **)&a->compress_ctx, (void **)&a->decompress_ctx};
+  const char *names[] = {"blosc2_init", "blosc2_destroy", "blosc2_create_cctx", "blosc2_create_dctx",
+                         "blosc2_free_ctx", "blosc2_compress_ctx", "blosc2_decompress_ctx"};
+  for (int i = 0; i < 7; i++) {
+    *slots[i] = dlsym(h, names[i]);
+    if (!*slots[i]) {
+      fprintf(stderr, "%s: no %s\n", path, names[i]);
+      return 1;
+    }
+  }
+  Dl_info info;
+  if (dladdr((void *)a->compress_ctx, &info) && info.dli_fname)
+    fprintf(stderr, "%s: %s\n", label, info.dli_fname);
+  return 0;
+}
+
 int main(int argc, char **argv) {
   if (argc > 1 && strcmp(argv[1], "quick") == 0) {
     blosc2_init();
@@ -445,76 +587,16 @@ int main(int argc, char **argv) {
     blosc2_destroy();
     return rc;
   }
-  double budget = argc > 1 ? atof(argv[1]) : 0.15;
-  const char *rain = argc > 2 ? argv[2] : NULL;
-  /* Optional: run one codec only (so a script can alternate libraries codec by codec). */
-  const char *only = argc > 3 ? argv[3] : NULL;
-  blosc2_init();
-  const int N = 4 << 20;
-  dataset sets[4];
-  int nsets = 0;
-  float *smooth = malloc(N);
-  for (int i = 0; i < N / 4; i++) smooth[i] = (float)(sin(i * 1e-3) * 100.0 + (xs() % 16) * 1e-4);
-  sets[nsets++] = (dataset){"smooth-f32", (unsigned char *)smooth, N, 4};
-  int64_t *ramp = malloc(N);
-  for (int i = 0; i < N / 8; i++) ramp[i] = (int64_t)i * 3;
-  sets[nsets++] = (dataset){"ramp-i64", (unsigned char *)ramp, N, 8};
-  if (rain) {
-    FILE *f = fopen(rain, "rb");
-    if (f) {
-      unsigned char *buf = malloc(1 << 20);
-      int32_t n = (int32_t)fread(buf, 1, 1 << 20, f);
-      fclose(f);
-      sets[nsets++] = (dataset){"rainfall-f32", buf, n, 4};
+  if (argc > 1 && strcmp(argv[1], "pair") == 0) {
+    if (argc < 4) {
+      fprintf(stderr, "usage: bench pair OURS.so REF.so [seconds] [rainfall.bin] [codec|all] [ref-first]\n");
+      return 2;
     }
+    api libs[2];
+    int r = argc > 7 && strcmp(argv[7], "ref-first") == 0;
+    if (open_api(&libs[r], argv[2], "ours") != 0 || open_api(&libs[!r], argv[3], "ref") != 0) return 1;
+    const char *only = argc > 6 && strcmp(argv[6], "all") != 0 ? argv[6] : NULL;
+    return bench_matrix(argc > 4 ? atof(argv[4]) : 0.15, argc > 5 ? argv[5] : NULL, only, libs, 2);
   }
-  unsigned char *rnd = malloc(N);
-  for (int i = 0; i < N; i++) rnd[i] = (unsigned char)xs();
-  sets[nsets++] = (dataset){"random", rnd, N, 4};
-
-  unsigned char *comp = malloc(N + BLOSC2_MAX_OVERHEAD);
-  unsigned char *back = malloc(N);
-  {
-    job j = {NULL, smooth, N, back, N};
-    int rc;
-    double t = measure(budget, do_m, &j, &rc);
-    printf("memcpy - - - - %d %d %.3f %.3f\n", N, N, N / t / 1e9, N / t / 1e9);
-  }
-  const int codecs[] = {BLOSC_BLOSCLZ, BLOSC_LZ4, BLOSC_LZ4HC, BLOSC_ZLIB, BLOSC_ZSTD};
-  const char *cnames[] = {"blosclz", "lz4", "lz4hc", "zlib", "zstd"};
-  const int filters[] = {BLOSC_NOFILTER, BLOSC_SHUFFLE, BLOSC_BITSHUFFLE};
-  const char *fnames[] = {"nofilter", "shuffle", "bitshuffle"};
-  const int clevels[] = {1, 5, 9};
-  for (int s = 0; s < nsets; s++)
-    for (int c = 0; c < 5; c++)
-      for (int f = 0; f < 3 && (!only || strcmp(only, cnames[c]) == 0); f++)
-        for (int l = 0; l < 3; l++)
-          for (int nt = 1; nt <= 2; nt++) {
-            blosc2_cparams cp = BLOSC2_CPARAMS_DEFAULTS;
-            cp.compcode = codecs[c];
-            cp.clevel = clevels[l];
-            cp.typesize = sets[s].typesize;
-            cp.nthreads = nt;
-            cp.filters[BLOSC2_MAX_FILTERS - 1] = filters[f];
-            blosc2_dparams dp = BLOSC2_DPARAMS_DEFAULTS;
-            dp.nthreads = nt;
-            blosc2_context *cc = blosc2_create_cctx(cp), *dc = blosc2_create_dctx(dp);
-            job jc = {cc, sets[s].data, sets[s].n, comp, N + BLOSC2_MAX_OVERHEAD};
-            int cbytes;
-            double tc = measure(budget, do_c, &jc, &cbytes);
-            job jd = {dc, comp, cbytes, back, N};
-            int dbytes;
-            double td = measure(budget, do_d, &jd, &dbytes);
-            if (cbytes <= 0 || dbytes != sets[s].n) {
-              fprintf(stderr, "error: %s %s %s %d: c=%d d=%d\n", sets[s].name, cnames[c], fnames[f], clevels[l], cbytes, dbytes);
-              return 1;
-            }
-            printf("%s %s %s %d %d %d %d %.3f %.3f\n", sets[s].name, cnames[c], fnames[f], clevels[l], nt,
-                   sets[s].n, cbytes, sets[s].n / tc / 1e9, sets[s].n / td / 1e9);
-            fflush(stdout);
-            blosc2_free_ctx(cc);
-            blosc2_free_ctx(dc);
-          }
-  blosc2_destroy();
-  return 0;
+  return bench_matrix(argc > 1 ? atof(argv[1]) : 0.15, argc > 2 ? argv[2] : NULL, argc > 3 ? argv[3] : NULL, &linked, 1);
 }

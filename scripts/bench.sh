@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # Build bench/bench.c once against include/ and run it with our library and with the reference
-# (LD_LIBRARY_PATH swap) in the same session; print the comparison tables (codecs, then b2nd
-# slices).
+# in the same session (the codec matrix with both loaded in one process, the other parts with
+# an LD_LIBRARY_PATH swap); print the comparison tables (codecs, b2nd slices, lazy chunks,
+# plugins).
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 scripts/fetch-reference.sh
 make -s build
 mkdir -p target/bench
-gcc -O2 -std=gnu11 -Iinclude -o target/bench/bench bench/bench.c -Ltarget/release -l:libblosc2.so.9 -lm
+gcc -O2 -std=gnu11 -Iinclude -o target/bench/bench bench/bench.c -Ltarget/release -l:libblosc2.so.9 -lm -ldl
 budget=${BENCH_SECONDS:-0.15}
 rain=../shared/fixtures/raw/rainfall-grid-150x150.bin
 runs=${BENCH_RUNS:-3}
@@ -16,20 +17,21 @@ codecs=(blosclz lz4 lz4hc zlib zstd)
 parts=${BENCH_PARTS:-codecs b2nd lazy plugins}
 ours=(); refs=()
 if [[ " $parts " == *" codecs "* ]]; then
-# Alternate the libraries codec by codec (and swap which goes first every round), so that
-# a slow spell of this shared machine hits both alike; compare.py keeps each
-# configuration's median speed over the rounds (the best when there are fewer than three).
+: > target/bench/pair.log  # which file each side's calls came from (dladdr), per run
+# Both libraries in one process (bench pair: dlopen'd side by side), each configuration
+# measured with one library and then the other before the next, codec by codec, swapping
+# which goes first every round. Separate processes per library (as before 2026-11-28) moved
+# by 10-30% between rounds on this shared machine; compare.py keeps each configuration's
+# median speed over the rounds (the best when there are fewer than three).
 for i in $(seq 1 "$runs"); do
   o=target/bench/ours$i.txt r=target/bench/ref$i.txt
   : > "$o"; : > "$r"
+  order=$([ $((i % 2)) -eq 1 ] && echo ours-first || echo ref-first)
   for c in "${codecs[@]}"; do
-    if [ $((i % 2)) -eq 1 ]; then
-      LD_LIBRARY_PATH=target/release target/bench/bench "$budget" "$rain" "$c" >> "$o"
-      LD_LIBRARY_PATH=reference/blosc2/lib target/bench/bench "$budget" "$rain" "$c" >> "$r"
-    else
-      LD_LIBRARY_PATH=reference/blosc2/lib target/bench/bench "$budget" "$rain" "$c" >> "$r"
-      LD_LIBRARY_PATH=target/release target/bench/bench "$budget" "$rain" "$c" >> "$o"
-    fi
+    LD_LIBRARY_PATH=target/release target/bench/bench pair "$top/target/release/libblosc2.so" \
+      "$top/reference/blosc2/lib/libblosc2.so.9" "$budget" "$rain" "$c" "$order" 2>>target/bench/pair.log > target/bench/pair.txt
+    sed -n 's/^ours //p' target/bench/pair.txt >> "$o"
+    sed -n 's/^ref //p' target/bench/pair.txt >> "$r"
   done
   ours+=("$o"); refs+=("$r")
 done

@@ -24,7 +24,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 mkdir -p target/bench
 gcc -O2 -std=gnu11 -Iinclude -o "$work/mem" bench/mem.c -Ltarget/release -l:libblosc2.so.9
-gcc -O2 -std=gnu11 -Iinclude -o "$work/bench" bench/bench.c -Ltarget/release -l:libblosc2.so.9 -lm
+gcc -O2 -std=gnu11 -Iinclude -o "$work/bench" bench/bench.c -Ltarget/release -l:libblosc2.so.9 -lm -ldl
 run() {  # name, program and arguments
   local name=$1; shift
   MEM_REPEAT=1 LD_LIBRARY_PATH=target/release valgrind -q --tool=callgrind --demangle=no \

@@ -44,6 +44,19 @@ impl ScratchBuf {
         ScratchBuf { store: Store::Empty, len: 0 }
     }
 
+    /// Bytes the buffer holds. (Not through `Deref`, whose slicing costs a dozen
+    /// instructions: the context asks twice per call how much its buffers hold.)
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether the buffer holds nothing.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
     /// Grows to at least `n` bytes (new bytes zeroed, old ones kept).
     pub fn grow_to(&mut self, n: usize) {
         if self.len >= n {

@@ -44,6 +44,7 @@ pub struct Buffers {
 
 impl Buffers {
     /// Bytes the two buffers hold.
+    #[inline]
     pub fn held(&self) -> usize {
         self.a.len() + self.b.len()
     }

@@ -1,10 +1,16 @@
-/* c-blosc 1.x API benchmark: compiled once against blosc.h, run with each libblosc.so.1 on
- * LD_LIBRARY_PATH by scripts/bench-blosc1.sh (which alternates the libraries). Uses the
- * global API (blosc_set_compressor/nthreads, blosc_compress, blosc_decompress), as
- * python-blosc, numcodecs, PyTables and the HDF5 plugin do.
- *   bench1 CODEC   one line per (data, filter, clevel, threads):
- *                  data codec filter clevel threads ratio comp_GBps decomp_GBps */
+/* c-blosc 1.x API benchmark: compiled once against blosc.h. Uses the global API
+ * (blosc_set_compressor/nthreads, blosc_compress, blosc_decompress), as python-blosc,
+ * numcodecs, PyTables and the HDF5 plugin do.
+ *   bench1 CODEC   one line per (data, filter, clevel, threads), with the libblosc.so.1 found
+ *                  on LD_LIBRARY_PATH:
+ *                  data codec filter clevel threads ratio comp_GBps decomp_GBps
+ *   bench1 pair OURS.so REF.so CODEC [ours-first|ref-first]
+ *                  both libraries loaded in this process (dlopen), every configuration
+ *                  measured with one and then the other; the same lines prefixed with "ours"
+ *                  or "ref" (scripts/bench-blosc1.sh). */
+#define _GNU_SOURCE /* RTLD_DEEPBIND, dladdr */
 #include <blosc.h>
+#include <dlfcn.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -20,9 +26,59 @@ static double now(void) {
 
 #define N (4u << 20)
 
+/* The calls made, from the linked library or from one opened with dlopen. */
+typedef struct {
+  const char *label;
+  void (*init)(void);
+  void (*destroy)(void);
+  int (*set_compressor)(const char *);
+  int (*set_nthreads)(int);
+  int (*compress)(int, int, size_t, size_t, const void *, void *, size_t);
+  int (*decompress)(const void *, void *, size_t);
+} api;
+
+/* RTLD_LOCAL keeps each library's symbols to itself and RTLD_DEEPBIND binds its own calls
+ * to itself (not to the libblosc.so.1 this program is linked with); where the calls come
+ * from is printed on stderr. */
+static int open_api(api *a, const char *path, const char *label) {
+  void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND);
+  if (!h) {
+    fprintf(stderr, "%s\n", dlerror());
+    return 1;
+  }
+  a->label = label;
+  void **slots[] = {(void **)&a->init, (void **)&a->destroy, (void **)&a->set_compressor,
+                    (void **)&a->set_nthreads, (void **)&a->compress, (void **)&a->decompress};
+  const char *names[] = {"blosc_init", "blosc_destroy", "blosc_set_compressor",
+                         "blosc_set_nthreads", "blosc_compress", "blosc_decompress"};
+  for (int i = 0; i < 6; i++) {
+    *slots[i] = dlsym(h, names[i]);
+    if (!*slots[i]) {
+      fprintf(stderr, "%s: no %s\n", path, names[i]);
+      return 1;
+    }
+  }
+  Dl_info info;
+  if (dladdr((void *)a->compress, &info) && info.dli_fname) fprintf(stderr, "%s: %s\n", label, info.dli_fname);
+  return 0;
+}
+
 int main(int argc, char **argv) {
+  api libs[2] = {{"", blosc_init, blosc_destroy, blosc_set_compressor, blosc_set_nthreads, blosc_compress,
+                  blosc_decompress}};
+  int nlibs = 1;
   const char *codec = argc > 1 ? argv[1] : "blosclz";
-  static uint8_t src[3][N], dest[N + 16], back[N];
+  if (argc > 1 && strcmp(argv[1], "pair") == 0) {
+    if (argc < 5) {
+      fprintf(stderr, "usage: bench1 pair OURS.so REF.so CODEC [ours-first|ref-first]\n");
+      return 2;
+    }
+    int r = argc > 5 && strcmp(argv[5], "ref-first") == 0;
+    if (open_api(&libs[r], argv[2], "ours") != 0 || open_api(&libs[!r], argv[3], "ref") != 0) return 1;
+    nlibs = 2;
+    codec = argv[4];
+  }
+  static uint8_t src[3][N], dest[2][N + 16], back[N];
   const char *names[3] = {"smooth-f32", "ramp-i64", "random"};
   const size_t ts[3] = {4, 8, 4};
   uint64_t x = 88172645463325252ULL;
@@ -33,34 +89,38 @@ int main(int argc, char **argv) {
   }
   for (size_t i = 0; i < N / 8; i++) { int64_t v = (int64_t)i * 3; memcpy(src[1] + 8 * i, &v, 8); }
   for (size_t i = 0; i < N; i++) { x ^= x << 13; x ^= x >> 7; x ^= x << 17; src[2][i] = (uint8_t)x; }
-  blosc_init();
-  if (blosc_set_compressor(codec) < 0) return 1;
+  for (int l = 0; l < nlibs; l++) {
+    libs[l].init();
+    if (libs[l].set_compressor(codec) < 0) return 1;
+  }
   static const char *filters[3] = {"nofilter", "shuffle", "bitshuffle"};
   const int clevels[3] = {1, 5, 9};
   for (int d = 0; d < 3; d++)
     for (int f = 0; f < 3; f++)
       for (int c = 0; c < 3; c++)
-        for (int th = 1; th <= 2; th++) {
-          blosc_set_nthreads(th);
-          double best_c = 1e9, best_d = 1e9;
-          int csize = 0;
-          double t_end = now() + 0.12;
-          int reps = 0;
-          do {
-            double t0 = now();
-            csize = blosc_compress(clevels[c], f, ts[d], N, src[d], dest, sizeof dest);
-            double t1 = now();
-            int dsize = blosc_decompress(dest, back, N);
-            double t2 = now();
-            if (csize <= 0 || dsize != (int)N) { fprintf(stderr, "failed %d %d\n", csize, dsize); return 1; }
-            if (t1 - t0 < best_c) best_c = t1 - t0;
-            if (t2 - t1 < best_d) best_d = t2 - t1;
-            reps++;
-          } while (now() < t_end || reps < 3);
-          if (memcmp(back, src[d], N) != 0) { fprintf(stderr, "roundtrip\n"); return 1; }
-          printf("%s %s %s %d %d %.2f %.3f %.3f\n", names[d], codec, filters[f], clevels[c], th,
-                 (double)N / csize, N / best_c / 1e9, N / best_d / 1e9);
-        }
-  blosc_destroy();
+        for (int th = 1; th <= 2; th++)
+          for (int l = 0; l < nlibs; l++) {
+            const api *a = &libs[l];
+            a->set_nthreads(th);
+            double best_c = 1e9, best_d = 1e9;
+            int csize = 0;
+            double t_end = now() + 0.12;
+            int reps = 0;
+            do {
+              double t0 = now();
+              csize = a->compress(clevels[c], f, ts[d], N, src[d], dest[l], sizeof dest[l]);
+              double t1 = now();
+              int dsize = a->decompress(dest[l], back, N);
+              double t2 = now();
+              if (csize <= 0 || dsize != (int)N) { fprintf(stderr, "failed %d %d\n", csize, dsize); return 1; }
+              if (t1 - t0 < best_c) best_c = t1 - t0;
+              if (t2 - t1 < best_d) best_d = t2 - t1;
+              reps++;
+            } while (now() < t_end || reps < 3);
+            if (memcmp(back, src[d], N) != 0) { fprintf(stderr, "roundtrip\n"); return 1; }
+            printf("%s%s%s %s %s %d %d %.2f %.3f %.3f\n", a->label, nlibs > 1 ? " " : "", names[d], codec,
+                   filters[f], clevels[c], th, (double)N / csize, N / best_c / 1e9, N / best_d / 1e9);
+          }
+  for (int l = 0; l < nlibs; l++) libs[l].destroy();
   return 0;
 }

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Speed of our libblosc.so.1 against Debian 12's c-blosc 1.21.3 (reference/blosc1/):
-# bench/bench1.c compiled once, run with each library on LD_LIBRARY_PATH, alternating codec
-# by codec and swapping which library goes first each round; best of BENCH_RUNS rounds.
-# Prints a Markdown table (speeds in GB/s of uncompressed data, x = ours / reference) and
-# the geometric means.
+# bench/bench1.c compiled once, both libraries loaded in one process (bench1 pair, dlopen'd
+# side by side) and each configuration measured with one and then the other, codec by codec,
+# swapping which goes first each round; best of BENCH_RUNS rounds. (Until 2026-11-28 each
+# library ran in its own process, and this shared machine moved a library's figures by up
+# to 2x from one process to the next.) Prints a Markdown table (speeds in GB/s of
+# uncompressed data, x = ours / reference) and the geometric means.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
@@ -12,17 +14,18 @@ REF="$top/reference/blosc1/usr/lib/x86_64-linux-gnu"
 OURS="$top/target/release"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-gcc -O2 -I reference/blosc1/usr/include -o "$work/bench1" bench/bench1.c -L "$REF" -l:libblosc.so.1 -lm
+gcc -O2 -I reference/blosc1/usr/include -o "$work/bench1" bench/bench1.c -L "$REF" -l:libblosc.so.1 -lm -ldl
 runs=${BENCH_RUNS:-2}
 for r in $(seq "$runs"); do
+  order=$([ $((r % 2)) -eq 1 ] && echo ref-first || echo ours-first)
   for codec in blosclz lz4 lz4hc snappy zlib zstd; do
-    order="ref ours"; [ $((r % 2)) -eq 0 ] && order="ours ref"
-    for side in $order; do
-      lib=$([ $side = ref ] && echo "$REF" || echo "$OURS")
-      LD_LIBRARY_PATH="$lib" "$work/bench1" "$codec" | sed "s/^/$side /" >> "$work/all.txt"
-    done
+    LD_LIBRARY_PATH="$REF" "$work/bench1" pair "$OURS/libblosc.so.1" "$REF/libblosc.so.1" "$codec" "$order" \
+      >> "$work/all.txt" 2>> "$work/origin.txt"
   done
 done
+echo "libraries measured (dladdr of blosc_compress):"
+sort -u "$work/origin.txt" | sed 's/^/  /'
+echo
 python3 - "$work/all.txt" <<'PY'
 import sys, math
 best = {}

@@ -34,7 +34,7 @@
 #include <string.h>
 #include <math.h>
 #include <time.h>
-#include <dlfcn.h>
+#include "side_by_side.h"
 #include "blosc2.h"
 #include "b2nd.h"
 #include "blosc2/codecs-registry.h"
@@ -534,32 +534,14 @@ static int bench_matrix(double budget, const char *rain, const char *only, const
   return 0;
 }
 
-/* Load a library's matrix calls with dlopen. RTLD_LOCAL keeps each library's symbols to
- * itself and RTLD_DEEPBIND makes its own calls bind to itself (not to the libblosc2 this
- * program is linked with), so two libraries exporting the same names live side by side;
- * where each call comes from is printed on stderr. */
+/* Load a library's matrix calls (see side_by_side.h). */
 static int open_api(api *a, const char *path, const char *label) {
-  void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND);
-  if (!h) {
-    fprintf(stderr, "%s\n", dlerror());
-    return 1;
-  }
   a->label = label;
   void **slots[] = {(void **)&a->init, (void **)&a->destroy, (void **)&a->create_cctx, (void **)&a->create_dctx,
                     (void **)&a->free_ctx, (void **)&a->compress_ctx, (void **)&a->decompress_ctx};
   const char *names[] = {"blosc2_init", "blosc2_destroy", "blosc2_create_cctx", "blosc2_create_dctx",
                          "blosc2_free_ctx", "blosc2_compress_ctx", "blosc2_decompress_ctx"};
-  for (int i = 0; i < 7; i++) {
-    *slots[i] = dlsym(h, names[i]);
-    if (!*slots[i]) {
-      fprintf(stderr, "%s: no %s\n", path, names[i]);
-      return 1;
-    }
-  }
-  Dl_info info;
-  if (dladdr((void *)a->compress_ctx, &info) && info.dli_fname)
-    fprintf(stderr, "%s: %s\n", label, info.dli_fname);
-  return 0;
+  return open_side(path, label, names, slots, 7, 5);
 }
 
 int main(int argc, char **argv) {

@@ -10,13 +10,13 @@
  *                  or "ref" (scripts/bench-blosc1.sh). */
 #define _GNU_SOURCE /* RTLD_DEEPBIND, dladdr */
 #include <blosc.h>
-#include <dlfcn.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "side_by_side.h"
 
 static double now(void) {
   struct timespec t;
@@ -37,30 +37,14 @@ typedef struct {
   int (*decompress)(const void *, void *, size_t);
 } api;
 
-/* RTLD_LOCAL keeps each library's symbols to itself and RTLD_DEEPBIND binds its own calls
- * to itself (not to the libblosc.so.1 this program is linked with); where the calls come
- * from is printed on stderr. */
+/* Load a library's calls (see side_by_side.h). */
 static int open_api(api *a, const char *path, const char *label) {
-  void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND);
-  if (!h) {
-    fprintf(stderr, "%s\n", dlerror());
-    return 1;
-  }
   a->label = label;
   void **slots[] = {(void **)&a->init, (void **)&a->destroy, (void **)&a->set_compressor,
                     (void **)&a->set_nthreads, (void **)&a->compress, (void **)&a->decompress};
   const char *names[] = {"blosc_init", "blosc_destroy", "blosc_set_compressor",
                          "blosc_set_nthreads", "blosc_compress", "blosc_decompress"};
-  for (int i = 0; i < 6; i++) {
-    *slots[i] = dlsym(h, names[i]);
-    if (!*slots[i]) {
-      fprintf(stderr, "%s: no %s\n", path, names[i]);
-      return 1;
-    }
-  }
-  Dl_info info;
-  if (dladdr((void *)a->compress, &info) && info.dli_fname) fprintf(stderr, "%s: %s\n", label, info.dli_fname);
-  return 0;
+  return open_side(path, label, names, slots, 6, 4);
 }
 
 int main(int argc, char **argv) {

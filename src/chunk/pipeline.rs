@@ -1,8 +1,8 @@
 //! The filter pipeline of one block: six slots applied in increasing order when compressing
 //! and in decreasing order when decompressing (README_CHUNK_FORMAT.rst, `filter_codes`).
 
-use super::workers::SPARE_BUFS;
 use super::header::{BITSHUFFLE, DELTA, MAX_FILTERS, NOFILTER, SHUFFLE, TRUNC_PREC};
+use super::workers::SPARE_BUFS;
 use crate::error::{Error, Result};
 use crate::filters::{self, registry};
 use crate::scratch::ScratchBuf;

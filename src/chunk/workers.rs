@@ -1,11 +1,12 @@
 //! Per-context worker state: the thread pool and one scratch area per thread.
 //!
 //! Large block buffers belong to no context between calls: a call that needs them takes
-//! them from [`SPARE_BUFS`] (at its first write into them) and leaves them there when it returns ([`Workers::park`]), so contexts
-//! used in turn write the same pages. A super-chunk's decompression context used to keep a
-//! block buffer per thread beside its compression context's (0.5 MiB more resident at two
-//! threads with 256 KiB blocks, `c_tests/test_memory_reuse.c`); the reference's contexts
-//! share their threads' buffers the same way.
+//! them from [`SPARE_BUFS`] (at its first write into them) and leaves them there when it
+//! returns ([`Workers::park`]), so contexts used in turn write the same pages. A
+//! super-chunk's decompression context used to keep a block buffer per thread beside its
+//! compression context's (0.5 MiB more resident at two threads with 256 KiB blocks,
+//! `c_tests/test_memory_reuse.c`); the reference's contexts share their threads' buffers
+//! the same way.
 
 use super::pipeline::Buffers;
 use super::spare::{self, Spare};

@@ -371,6 +371,33 @@ fn compress_block(
     Ok(pos)
 }
 
+/// Store blocks `blocks` raw in `out` (which starts at the first of them), through the
+/// prefilter when there is one, run as thread `tid`.
+fn copy_block_range(job: &Job<'_>, blocks: std::ops::Range<usize>, out: &mut [u8], tid: usize) -> Result<()> {
+    let base = blocks.start * job.blocksize;
+    let Some(pf) = job.prefilter else {
+        copy_bytes(out, &job.src[base..base + out.len()]);
+        return Ok(());
+    };
+    for j in blocks {
+        let bsize = job.block_len(j);
+        let offset = j * job.blocksize;
+        let info = BlockInfo {
+            nchunk: job.nchunk,
+            nblock: j as i32,
+            offset: offset as i32,
+            size: bsize as i32,
+            typesize: job.typesize as i32,
+            tid: tid as i32,
+        };
+        let rest = if job.src.is_empty() { &[][..] } else { &job.src[offset..] };
+        if pf.apply(&info, rest, &mut out[offset - base..offset - base + bsize], false) != 0 {
+            return Err(Error::FilterPipeline);
+        }
+    }
+    Ok(())
+}
+
 impl Compressor {
     /// A context with `params`, no hooks and no threads started yet.
     pub fn new(params: CompressParams) -> Compressor {
@@ -659,7 +686,7 @@ impl Compressor {
                 return Ok(0);
             }
             job.dict = DictMode::None;
-            self.copy_blocks(&job, &mut dest.upto(hlen + nbytes)[hlen..])?;
+            self.copy_blocks(&job, &mut dest.upto(hlen + nbytes)[hlen..], nthreads)?;
             cbytes = nbytes + hlen;
         }
         header.cbytes = cbytes as i32;
@@ -846,31 +873,38 @@ impl Compressor {
     }
 
     /// Memcpy path: the blocks are stored raw right after the header (prefilter still runs).
-    fn copy_blocks(&self, job: &Job<'_>, out: &mut [u8]) -> Result<()> {
-        match job.prefilter {
-            None => {
-                copy_bytes(out, &job.src[..job.nbytes]);
-                Ok(())
+    /// With several threads and a large enough chunk, each thread copies a contiguous run
+    /// of blocks: one core does not reach the memory bandwidth on its own, and this copy
+    /// follows a compression attempt that already went through the whole source.
+    fn copy_blocks(&self, job: &Job<'_>, out: &mut [u8], nthreads: usize) -> Result<()> {
+        let parts = if job.nbytes >= super::decompress::PARALLEL_MIN_BYTES { nthreads.min(job.nblocks) } else { 1 };
+        if parts <= 1 {
+            return copy_block_range(job, 0..job.nblocks, out, 0);
+        }
+        let per = job.nblocks.div_ceil(parts);
+        let mut pieces = Vec::with_capacity(parts);
+        let mut rest = out;
+        for first in (0..job.nblocks).step_by(per) {
+            let last = (first + per).min(job.nblocks);
+            let len = (last * job.blocksize).min(job.nbytes) - first * job.blocksize;
+            let (head, tail) = std::mem::take(&mut rest).split_at_mut(len);
+            pieces.push(Mutex::new(Some((first..last, head))));
+            rest = tail;
+        }
+        let error: Mutex<Option<Error>> = Mutex::new(None);
+        let copy_part = |tid: usize| {
+            let Some(piece) = pieces.get(tid) else { return };
+            let Some((blocks, out)) = piece.lock().unwrap_or_else(|e| e.into_inner()).take() else { return };
+            if let Err(e) = copy_block_range(job, blocks, out, tid) {
+                *error.lock().unwrap_or_else(|e| e.into_inner()) = Some(e);
             }
-            Some(pf) => {
-                for j in 0..job.nblocks {
-                    let bsize = job.block_len(j);
-                    let offset = j * job.blocksize;
-                    let info = BlockInfo {
-                        nchunk: job.nchunk,
-                        nblock: j as i32,
-                        offset: offset as i32,
-                        size: bsize as i32,
-                        typesize: job.typesize as i32,
-                        tid: 0,
-                    };
-                    let rest = if job.src.is_empty() { &[][..] } else { &job.src[offset..] };
-                    if pf.apply(&info, rest, &mut out[offset..offset + bsize], false) != 0 {
-                        return Err(Error::FilterPipeline);
-                    }
-                }
-                Ok(())
-            }
+        };
+        self.workers.run(pieces.len(), &copy_part)?;
+        // Whatever a thread did not take (a threads callback may run fewer): copy it here.
+        (0..pieces.len()).for_each(copy_part);
+        match error.into_inner().unwrap_or_else(|e| e.into_inner()) {
+            Some(e) => Err(e),
+            None => Ok(()),
         }
     }
 
@@ -1309,5 +1343,45 @@ mod tests {
         assert!(needs_decoded_reference(&[0, 0, 0, 0, TRUNC_PREC, DELTA], false));
         assert!(needs_decoded_reference(&[0, 0, 0, 0, 0, DELTA], true));
         assert!(needs_decoded_reference(&[0, 0, 0, 0, DELTA, 200], false));
+    }
+
+    /// Bytes no codec can shorten (xorshift).
+    fn noise(n: usize) -> Vec<u8> {
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        (0..n)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                (x >> 24) as u8
+            })
+            .collect()
+    }
+
+    #[test]
+    fn stored_chunks_copied_by_threads_equal_the_serial_copy() {
+        // 19 blocks and a leftover: the two threads' runs of blocks are of unequal length.
+        let src = noise(18 * 16384 + 4000);
+        for clevel in [0u8, 5] {
+            for with_prefilter in [false, true] {
+                let mut chunks = Vec::new();
+                for nthreads in [1i16, 2, 3] {
+                    let p = CompressParams { typesize: 4, blocksize: 16384, clevel, nthreads, ..CompressParams::default() };
+                    let mut c = Compressor::new(p);
+                    if with_prefilter {
+                        c.prefilter = Some(Arc::new(PlusOne));
+                    }
+                    let mut chunk = vec![0u8; src.len() + MAX_OVERHEAD];
+                    let n = c.compress(&src, &mut chunk).expect("compress");
+                    assert_eq!(n, src.len() + EXTENDED_HEADER_LENGTH, "clevel {clevel}, {nthreads} threads");
+                    assert_eq!(chunk[2] & MEMCPYED, MEMCPYED);
+                    chunk.truncate(n);
+                    chunks.push(chunk);
+                }
+                let want: Vec<u8> = if with_prefilter { src.iter().map(|b| b.wrapping_add(1)).collect() } else { src.clone() };
+                assert!(chunks[0][EXTENDED_HEADER_LENGTH..] == want[..], "clevel {clevel}: payload is not the source");
+                assert!(chunks.iter().all(|c| *c == chunks[0]), "clevel {clevel}, prefilter {with_prefilter}: threads changed the chunk");
+            }
+        }
     }
 }

@@ -889,7 +889,7 @@ fn compress_block(
         let dst = &mut out[pos..pos + maxout];
         let clevel = plan.clevel;
         let n = match plan.codec {
-            Codec1::BloscLz => blosclz::compress_v1(clevel as i32, part, dst, plan.split()),
+            Codec1::BloscLz => blosclz::compress_v1_in(&mut scratch.codec.blosclz, clevel as i32, part, dst, plan.split()),
             Codec1::Lz4 => lz4::compress(part, dst, 10 - clevel as i32).map_err(|_| Error::Failure)?,
             Codec1::Lz4Hc => scratch.codec.lz4hc.compress(part, dst, clevel).map_err(|_| Error::Failure)?,
             Codec1::Snappy => snappy_compress(part, dst),

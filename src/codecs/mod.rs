@@ -157,6 +157,8 @@ pub struct CodecScratch {
     pub lz4hc: lz4::Lz4HcState,
     /// The deflate stream.
     pub zlib: zlib::ZlibState,
+    /// BloscLZ's hash table.
+    pub blosclz: blosclz::HashTable,
 }
 
 impl CodecScratch {
@@ -166,6 +168,7 @@ impl CodecScratch {
             zstd: zstd::ZstdState::new(),
             lz4hc: lz4::Lz4HcState::new(),
             zlib: zlib::ZlibState::new(),
+            blosclz: blosclz::HashTable::new(),
         }
     }
 }
@@ -191,7 +194,7 @@ pub fn compress_stream(
     dict: &Dict<'_>,
 ) -> Result<usize> {
     match codec {
-        Codec::BloscLz => Ok(blosclz::compress(clevel as i32, src, dest)),
+        Codec::BloscLz => Ok(blosclz::compress_in(&mut scratch.blosclz, clevel as i32, src, dest)),
         Codec::Lz4 => match dict {
             Dict::Lz4(d) => lz4::compress_with_dict(src, dest, d, false, clevel),
             _ => lz4::compress(src, dest, generation.lz4_acceleration(clevel)),

@@ -899,7 +899,8 @@ impl Compressor {
                 *error.lock().unwrap_or_else(|e| e.into_inner()) = Some(e);
             }
         };
-        self.workers.run(pieces.len(), &copy_part)?;
+        // (`nthreads`, not the number of pieces: the pool runs only jobs of its own size.)
+        self.workers.run(nthreads, &copy_part)?;
         // Whatever a thread did not take (a threads callback may run fewer): copy it here.
         (0..pieces.len()).for_each(copy_part);
         match error.into_inner().unwrap_or_else(|e| e.into_inner()) {
@@ -1360,27 +1361,29 @@ mod tests {
 
     #[test]
     fn stored_chunks_copied_by_threads_equal_the_serial_copy() {
-        // 19 blocks and a leftover: the two threads' runs of blocks are of unequal length.
-        let src = noise(18 * 16384 + 4000);
-        for clevel in [0u8, 5] {
-            for with_prefilter in [false, true] {
-                let mut chunks = Vec::new();
-                for nthreads in [1i16, 2, 3] {
-                    let p = CompressParams { typesize: 4, blocksize: 16384, clevel, nthreads, ..CompressParams::default() };
-                    let mut c = Compressor::new(p);
-                    if with_prefilter {
-                        c.prefilter = Some(Arc::new(PlusOne));
+        // 19 blocks, the last one short: the threads' runs of blocks are of unequal length;
+        // 5 blocks for 4 threads: 3 runs of 2 blocks, one thread has none.
+        for src in [noise(18 * 16384 + 4000), noise(4 * 16384 + 1000)] {
+            for clevel in [0u8, 5] {
+                for with_prefilter in [false, true] {
+                    let mut chunks = Vec::new();
+                    for nthreads in [1i16, 2, 3, 4] {
+                        let p = CompressParams { typesize: 4, blocksize: 16384, clevel, nthreads, ..CompressParams::default() };
+                        let mut c = Compressor::new(p);
+                        if with_prefilter {
+                            c.prefilter = Some(Arc::new(PlusOne));
+                        }
+                        let mut chunk = vec![0u8; src.len() + MAX_OVERHEAD];
+                        let n = c.compress(&src, &mut chunk).expect("compress");
+                        assert_eq!(n, src.len() + EXTENDED_HEADER_LENGTH, "clevel {clevel}, {nthreads} threads");
+                        assert_eq!(chunk[2] & MEMCPYED, MEMCPYED);
+                        chunk.truncate(n);
+                        chunks.push(chunk);
                     }
-                    let mut chunk = vec![0u8; src.len() + MAX_OVERHEAD];
-                    let n = c.compress(&src, &mut chunk).expect("compress");
-                    assert_eq!(n, src.len() + EXTENDED_HEADER_LENGTH, "clevel {clevel}, {nthreads} threads");
-                    assert_eq!(chunk[2] & MEMCPYED, MEMCPYED);
-                    chunk.truncate(n);
-                    chunks.push(chunk);
+                    let want: Vec<u8> = if with_prefilter { src.iter().map(|b| b.wrapping_add(1)).collect() } else { src.clone() };
+                    assert!(chunks[0][EXTENDED_HEADER_LENGTH..] == want[..], "clevel {clevel}: payload is not the source");
+                    assert!(chunks.iter().all(|c| *c == chunks[0]), "clevel {clevel}, prefilter {with_prefilter}: threads changed the chunk");
                 }
-                let want: Vec<u8> = if with_prefilter { src.iter().map(|b| b.wrapping_add(1)).collect() } else { src.clone() };
-                assert!(chunks[0][EXTENDED_HEADER_LENGTH..] == want[..], "clevel {clevel}: payload is not the source");
-                assert!(chunks.iter().all(|c| *c == chunks[0]), "clevel {clevel}, prefilter {with_prefilter}: threads changed the chunk");
             }
         }
     }

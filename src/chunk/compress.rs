@@ -228,18 +228,7 @@ fn filter_block(job: &Job<'_>, j: usize, tid: usize, sc: &mut Scratch) -> Result
     let input = job.block_input(j);
     let mut start = Slot::Input;
     if let Some(pf) = job.prefilter {
-        let info = BlockInfo {
-            nchunk: job.nchunk,
-            nblock: j as i32,
-            offset: offset as i32,
-            size: bsize as i32,
-            typesize: job.typesize as i32,
-            tid: tid as i32,
-        };
-        let rest = if job.src.is_empty() { &[][..] } else { &job.src[offset..] };
-        if pf.apply(&info, rest, &mut sc.bufs.a_mut()[..bsize], true) != 0 {
-            return Err(Error::FilterPipeline);
-        }
+        apply_prefilter(job, pf, j, tid, &mut sc.bufs.a_mut()[..bsize], true)?;
         start = Slot::A;
     }
     if pipeline::forward_is_noop(&job.filters) {
@@ -380,20 +369,27 @@ fn copy_block_range(job: &Job<'_>, blocks: std::ops::Range<usize>, out: &mut [u8
         return Ok(());
     };
     for j in blocks {
-        let bsize = job.block_len(j);
-        let offset = j * job.blocksize;
-        let info = BlockInfo {
-            nchunk: job.nchunk,
-            nblock: j as i32,
-            offset: offset as i32,
-            size: bsize as i32,
-            typesize: job.typesize as i32,
-            tid: tid as i32,
-        };
-        let rest = if job.src.is_empty() { &[][..] } else { &job.src[offset..] };
-        if pf.apply(&info, rest, &mut out[offset - base..offset - base + bsize], false) != 0 {
-            return Err(Error::FilterPipeline);
-        }
+        let at = j * job.blocksize - base;
+        apply_prefilter(job, pf, j, tid, &mut out[at..at + job.block_len(j)], false)?;
+    }
+    Ok(())
+}
+
+/// Run the prefilter for block `j` as thread `tid` into `out` (the block's length);
+/// `disposable`: the output only feeds the filters and codec (not stored as it is).
+fn apply_prefilter(job: &Job<'_>, pf: &dyn Prefilter, j: usize, tid: usize, out: &mut [u8], disposable: bool) -> Result<()> {
+    let offset = j * job.blocksize;
+    let info = BlockInfo {
+        nchunk: job.nchunk,
+        nblock: j as i32,
+        offset: offset as i32,
+        size: out.len() as i32,
+        typesize: job.typesize as i32,
+        tid: tid as i32,
+    };
+    let rest = if job.src.is_empty() { &[][..] } else { &job.src[offset..] };
+    if pf.apply(&info, rest, out, disposable) != 0 {
+        return Err(Error::FilterPipeline);
     }
     Ok(())
 }
@@ -1346,24 +1342,12 @@ mod tests {
         assert!(needs_decoded_reference(&[0, 0, 0, 0, DELTA, 200], false));
     }
 
-    /// Bytes no codec can shorten (xorshift).
-    fn noise(n: usize) -> Vec<u8> {
-        let mut x = 0x9E37_79B9_7F4A_7C15u64;
-        (0..n)
-            .map(|_| {
-                x ^= x << 13;
-                x ^= x >> 7;
-                x ^= x << 17;
-                (x >> 24) as u8
-            })
-            .collect()
-    }
-
     #[test]
     fn stored_chunks_copied_by_threads_equal_the_serial_copy() {
+        use crate::filters::tests::data as noise;
         // 19 blocks, the last one short: the threads' runs of blocks are of unequal length;
         // 5 blocks for 4 threads: 3 runs of 2 blocks, one thread has none.
-        for src in [noise(18 * 16384 + 4000), noise(4 * 16384 + 1000)] {
+        for src in [noise(18 * 16384 + 4000, 1), noise(4 * 16384 + 1000, 2)] {
             for clevel in [0u8, 5] {
                 for with_prefilter in [false, true] {
                     let mut chunks = Vec::new();

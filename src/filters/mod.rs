@@ -48,7 +48,7 @@ mod bitshuffle_neon;
 mod shuffle_neon;
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
 
 use std::fmt;
 

@@ -25,7 +25,8 @@ const LENGTHS: &[usize] = &[
     1 << 20,
 ];
 
-fn data(len: usize, seed: u64) -> Vec<u8> {
+/// Pseudo-random bytes (xorshift) no codec can shorten; also used by the chunk tests.
+pub(crate) fn data(len: usize, seed: u64) -> Vec<u8> {
     let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
     (0..len)
         .map(|_| {

@@ -884,21 +884,16 @@ impl Compressor {
             let last = (first + per).min(job.nblocks);
             let len = (last * job.blocksize).min(job.nbytes) - first * job.blocksize;
             let (head, tail) = std::mem::take(&mut rest).split_at_mut(len);
-            pieces.push(Mutex::new(Some((first..last, head))));
+            pieces.push((first..last, head));
             rest = tail;
         }
         let error: Mutex<Option<Error>> = Mutex::new(None);
-        let copy_part = |tid: usize| {
-            let Some(piece) = pieces.get(tid) else { return };
-            let Some((blocks, out)) = piece.lock().unwrap_or_else(|e| e.into_inner()).take() else { return };
+        // (`nthreads`, not the number of pieces: the pool runs only jobs of its own size.)
+        self.workers.run_pieces(nthreads, pieces, &|tid, (blocks, out)| {
             if let Err(e) = copy_block_range(job, blocks, out, tid) {
                 *error.lock().unwrap_or_else(|e| e.into_inner()) = Some(e);
             }
-        };
-        // (`nthreads`, not the number of pieces: the pool runs only jobs of its own size.)
-        self.workers.run(nthreads, &copy_part)?;
-        // Whatever a thread did not take (a threads callback may run fewer): copy it here.
-        (0..pieces.len()).for_each(copy_part);
+        })?;
         match error.into_inner().unwrap_or_else(|e| e.into_inner()) {
             Some(e) => Err(e),
             None => Ok(()),
@@ -1010,9 +1005,7 @@ impl Compressor {
             copies.get_mut(tid).ok_or(Error::Failure)?.push((at, head));
             rest = tail;
         }
-        let copies: Vec<Mutex<Vec<(usize, &mut [u8])>>> = copies.into_iter().map(Mutex::new).collect();
-        let copy_own = |tid: usize| {
-            let own = std::mem::take(&mut *copies[tid].lock().unwrap_or_else(|e| e.into_inner()));
+        self.workers.run_pieces(nthreads, copies, &|tid, own| {
             if own.is_empty() {
                 return;
             }
@@ -1021,10 +1014,7 @@ impl Compressor {
                 let n = out.len();
                 copy_bytes(out, &sc.out[at..at + n]);
             }
-        };
-        self.workers.run(nthreads, &copy_own)?;
-        // Whatever a thread did not take (a threads callback may run fewer): copy it here.
-        (0..nthreads).for_each(copy_own);
+        })?;
         Ok(pos)
     }
 

@@ -136,6 +136,22 @@ impl Workers {
         }
     }
 
+    /// Run `f(tid, piece)` once for each of `pieces`, piece `i` on thread `i` of `n`. A
+    /// piece no thread took (more pieces than threads, or a threads callback that ran
+    /// fewer) runs on the caller afterwards, with its own index as `tid`.
+    pub fn run_pieces<T: Send>(&self, n: usize, pieces: Vec<T>, f: &(dyn Fn(usize, T) + Sync)) -> Result<()> {
+        let slots: Vec<Mutex<Option<T>>> = pieces.into_iter().map(|p| Mutex::new(Some(p))).collect();
+        let take = |tid: usize| {
+            let piece = slots.get(tid).and_then(|s| s.lock().unwrap_or_else(|e| e.into_inner()).take());
+            if let Some(piece) = piece {
+                f(tid, piece);
+            }
+        };
+        self.run(n, &take)?;
+        (0..slots.len()).for_each(take);
+        Ok(())
+    }
+
     /// Drop the threads (`blosc2_free_resources`); they are recreated on demand.
     pub fn release(&mut self) {
         self.pool = None;

@@ -408,6 +408,18 @@ impl Compressor {
         }
     }
 
+    /// Become what `Compressor::new` with `o`'s parameters, prefilter and call context
+    /// would be, keeping this engine's threads and scratch (a super-chunk's stand-in engine,
+    /// reused from loan to loan).
+    pub fn stand_in_for(&mut self, o: &Compressor) {
+        self.params.clone_from(&o.params);
+        self.prefilter.clone_from(&o.prefilter);
+        self.tuner = None;
+        self.nchunk = -1;
+        self.call.clone_from(&o.call);
+        self.last_blocksize = 0;
+    }
+
     /// Release worker threads (they come back on the next parallel call).
     pub fn release_threads(&mut self) {
         self.workers.release();

@@ -247,6 +247,18 @@ impl Decompressor {
         }
     }
 
+    /// Become what `Decompressor::new` with `o`'s parameters, postfilter, call context and
+    /// lazy-chunk reader would be, keeping this engine's threads and scratch (a
+    /// super-chunk's stand-in engine, reused from loan to loan).
+    pub fn stand_in_for(&mut self, o: &Decompressor) {
+        self.params.clone_from(&o.params);
+        self.postfilter.clone_from(&o.postfilter);
+        self.maskout = None;
+        self.nchunk = -1;
+        self.call.clone_from(&o.call);
+        self.lazy.clone_from(&o.lazy);
+    }
+
     /// Release worker threads (they come back on the next parallel call).
     pub fn release_threads(&mut self) {
         self.workers.release();

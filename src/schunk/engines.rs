@@ -16,7 +16,7 @@ use std::sync::Arc;
 use super::{Store, SuperChunk};
 use crate::chunk::compress::Compressor;
 use crate::chunk::DecompressParams;
-use crate::chunk::decompress::{Decompressor, LazyReader};
+use crate::chunk::decompress::{Decompressor, LazyReader, PARALLEL_MIN_BYTES};
 use crate::chunk::header::{ChunkHeader, DELTA};
 use crate::error::{Error, Result};
 use crate::frame::cframe::chunk_sizes;
@@ -64,6 +64,16 @@ impl Deref for Held {
     }
 }
 
+/// Engines that stood in for a super-chunk's own while those were lent to an operation,
+/// kept for the next loan (see [`SuperChunk::take_decompressor`]). Each is reconfigured
+/// like the engine it stands in for when lent again; its threads and scratch, if a call
+/// made during a loan used it, stay with it.
+#[derive(Default)]
+pub(crate) struct StandIns {
+    cctx: Option<Box<Compressor>>,
+    dctx: Option<Box<Decompressor>>,
+}
+
 impl SuperChunk {
     /// Chunk `n` as bytes the caller keeps; `lazy` asks on-disk frames for a lazy chunk.
     pub fn held_chunk(&mut self, n: i64, lazy: bool) -> Result<Held> {
@@ -102,15 +112,17 @@ impl SuperChunk {
         })
     }
 
-    /// Take the compression engine out, ready for the next chunk; a spare configured the
-    /// same way stays in its place for calls made while it is out.
+    /// Take the compression engine out, ready for the next chunk; a stand-in configured
+    /// the same way takes its place for calls made while it is out.
     ///
     /// Engines are boxed so that taking and putting them back moves a pointer, not the
-    /// engine (this runs twice for every chunk written or read).
+    /// engine (this runs twice for every chunk written or read). The stand-in is the one
+    /// the last loan left ([`StandIns`]): making and dropping a fresh one on every call
+    /// cost a 64-byte chunk's read two allocations, two frees and a worker set's drop.
     pub fn take_compressor(&mut self) -> Box<Compressor> {
-        let mut spare = Box::new(Compressor::new(self.cctx.params.clone()));
-        spare.prefilter = self.cctx.prefilter.clone();
-        spare.call = self.cctx.call.clone();
+        let params = &self.cctx.params;
+        let mut spare = self.stand_ins.cctx.take().unwrap_or_else(|| Box::new(Compressor::new(params.clone())));
+        spare.stand_in_for(&self.cctx);
         let mut c = std::mem::replace(&mut self.cctx, spare);
         c.nchunk = self.nchunks();
         // The reference's context keeps the block size it used last and forces it on the
@@ -126,21 +138,21 @@ impl SuperChunk {
         if let Some(h) = made.and_then(|m| ChunkHeader::read_min(m).ok()) {
             self.last_blocksize = h.blocksize;
         }
-        self.cctx = c;
+        self.stand_ins.cctx = Some(std::mem::replace(&mut self.cctx, c));
     }
 
     /// Take the decompression engine out (see [`take_compressor`](Self::take_compressor)).
     pub fn take_decompressor(&mut self) -> Box<Decompressor> {
-        let mut spare = Box::new(Decompressor::new(self.dctx.params.clone()));
-        spare.postfilter = self.dctx.postfilter.clone();
-        spare.call = self.dctx.call.clone();
-        spare.lazy = self.dctx.lazy.clone();
+        let params = &self.dctx.params;
+        let mut spare = self.stand_ins.dctx.take().unwrap_or_else(|| Box::new(Decompressor::new(params.clone())));
+        spare.stand_in_for(&self.dctx);
         std::mem::replace(&mut self.dctx, spare)
     }
 
-    /// Give back the decompression engine [`SuperChunk::take_decompressor`] lent.
+    /// Give back the decompression engine [`SuperChunk::take_decompressor`] lent (the
+    /// engine in its place is kept as the next loan's stand-in).
     pub fn put_decompressor(&mut self, d: Box<Decompressor>) {
-        self.dctx = d;
+        self.stand_ins.dctx = Some(std::mem::replace(&mut self.dctx, d));
     }
 }
 
@@ -277,24 +289,35 @@ pub fn vlblock_in<H: Holder>(h: &H, n: i64, nblock: i32) -> Result<Vec<u8>> {
 }
 
 /// Decompress chunk `n` into `dest`; its uncompressed size.
+///
+/// A small chunk held in memory whose decoding runs none but this library's code (see
+/// [`SuperChunk::decode_here`]) is decoded in the one step that finds it; any other runs
+/// with the engine taken out and the super-chunk released, and a second step gives the
+/// engine back. (Every step takes the super-chunk's lock, and the C layer's steps publish
+/// its public struct: two steps and a loaned engine made a 64-byte chunk's read cost five
+/// times the reference's.)
 pub fn decompress_chunk_in<H: Holder>(h: &H, n: i64, dest: &mut [u8]) -> Result<usize> {
-    // Chunk and engine in one step, engine back and `current_nchunk` in another (this runs
-    // for every chunk read: each step takes the super-chunk's lock).
-    let (chunk, mut engine) = h.hold(|s| {
+    let step = h.hold(|s| {
         if n < 0 || n >= s.nchunks() {
             return Err(Error::InvalidParam);
+        }
+        if let Some(got) = s.decode_here(n, dest)? {
+            return Ok(Err(got));
         }
         let chunk = s.held_chunk(n, false)?;
         let (nbytes, _) = chunk_sizes(&chunk)?;
         if (nbytes as usize) > dest.len() {
             return Err(Error::WriteBuffer);
         }
-        Ok((chunk, s.take_decompressor()))
+        Ok(Ok((chunk, s.take_decompressor(), nbytes as usize)))
     })?;
-    let nbytes = chunk_sizes(&chunk)?.0;
+    let (chunk, mut engine, nbytes) = match step {
+        Ok(lent) => lent,
+        Err(done) => return Ok(done),
+    };
     engine.nchunk = n;
     let r = engine.decompress(&chunk, dest);
-    let ok = matches!(r, Ok(got) if got == nbytes as usize);
+    let ok = matches!(r, Ok(got) if got == nbytes);
     h.hold(|s| {
         s.put_decompressor(engine);
         if ok {
@@ -303,10 +326,47 @@ pub fn decompress_chunk_in<H: Holder>(h: &H, n: i64, dest: &mut [u8]) -> Result<
         Ok(())
     })?;
     let got = r?;
-    if got != nbytes as usize {
+    if got != nbytes {
         return Err(Error::Failure);
     }
     Ok(got)
+}
+
+impl SuperChunk {
+    /// Decode chunk `n` (a valid index) into `dest` right here, with the super-chunk held,
+    /// when that is safe and quick: the chunk is in memory (the store's or an in-memory
+    /// frame's), nothing but this library's code runs while it decodes (no postfilter,
+    /// built-in codec and filters: no callback can call back into this super-chunk), and it
+    /// is too small to be decoded by more than one thread (so no threads callback runs
+    /// either, and the hold lasts about as long as taking the lock does). `None` when not.
+    fn decode_here(&mut self, n: i64, dest: &mut [u8]) -> Result<Option<usize>> {
+        if self.urlpath.is_some() {
+            return Ok(None);
+        }
+        let idx = n as usize;
+        let from_frame;
+        let chunk: &[u8] = match &mut self.store {
+            Store::Memory(v) => &v[idx],
+            Store::Frame(f) => {
+                from_frame = f.chunk(idx)?;
+                &from_frame
+            }
+        };
+        let nbytes = chunk_sizes(chunk)?.0 as usize;
+        if nbytes > dest.len() {
+            return Err(Error::WriteBuffer);
+        }
+        if nbytes >= PARALLEL_MIN_BYTES || self.dctx.may_run_user_code(chunk) {
+            return Ok(None);
+        }
+        self.dctx.nchunk = n;
+        let got = self.dctx.decompress(chunk, dest)?;
+        if got != nbytes {
+            return Err(Error::Failure);
+        }
+        self.current_nchunk = n;
+        Ok(Some(got))
+    }
 }
 
 #[cfg(test)]
@@ -505,6 +565,94 @@ mod tests {
             }
         }
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// Whole-chunk reads decode small chunks held in memory in place (no engine lent) and
+    /// everything else with the engine lent and the super-chunk released, with the same
+    /// results: the bytes, `current_nchunk`, a destination one byte short refused before
+    /// anything is written, an index out of range refused.
+    #[test]
+    fn whole_chunk_reads_in_place_and_released_agree() {
+        struct Copy;
+        impl Postfilter for Copy {
+            fn apply(&self, _: &BlockInfo, input: &[u8], output: &mut [u8]) -> i32 {
+                output.copy_from_slice(input);
+                0
+            }
+        }
+        let dir = std::env::temp_dir().join(format!("b2-inplace-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let specs = [
+            StorageSpec::default(),
+            StorageSpec { contiguous: true, urlpath: None },
+            StorageSpec { contiguous: true, urlpath: Some(dir.join("f.b2frame")) },
+        ];
+        let small: Vec<u8> = (0..1024u32).flat_map(|i| (i / 5).to_le_bytes()).collect();
+        let large: Vec<u8> = (0..65536u32).flat_map(|i| (i / 7).to_le_bytes()).collect();
+        assert!(small.len() < PARALLEL_MIN_BYTES && large.len() >= PARALLEL_MIN_BYTES);
+        for spec in &specs {
+            let cp = CompressParams { typesize: 4, nthreads: 2, ..CompressParams::default() };
+            let dp = DecompressParams { nthreads: 2, typesize: 4 };
+            let mut sc = SuperChunk::new(cp, dp, spec).unwrap();
+            sc.append_buffer(&small).unwrap();
+            sc.append_buffer(&large).unwrap();
+            sc.append_buffer(&small[..400]).unwrap();
+            for post in [false, true] {
+                sc.decompressor().postfilter = post.then(|| Arc::new(Copy) as Arc<dyn Postfilter>);
+                for (n, want) in [(0i64, &small[..]), (1, &large[..]), (2, &small[..400])] {
+                    sc.stand_ins.dctx = None;
+                    sc.set_current_nchunk(-1);
+                    let mut out = vec![0xA5u8; want.len()];
+                    assert_eq!(decompress_chunk_in(&Own::new(&mut sc), n, &mut out).unwrap(), want.len());
+                    assert!(out == want, "{spec:?} post {post} chunk {n}");
+                    assert_eq!(sc.current_nchunk(), n);
+                    let in_place = spec.urlpath.is_none() && !post && want.len() < PARALLEL_MIN_BYTES;
+                    assert_eq!(sc.stand_ins.dctx.is_none(), in_place, "{spec:?} post {post} chunk {n}");
+                    let mut short = vec![0xA5u8; want.len() - 1];
+                    let e = decompress_chunk_in(&Own::new(&mut sc), n, &mut short).unwrap_err();
+                    assert_eq!(e, Error::WriteBuffer);
+                    assert!(short.iter().all(|&b| b == 0xA5));
+                }
+                for n in [-1, 3] {
+                    let e = decompress_chunk_in(&Own::new(&mut sc), n, &mut [0u8; 4096]).unwrap_err();
+                    assert_eq!(e, Error::InvalidParam);
+                }
+            }
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// The engine that stood in during one loan stands in for the next (no engine made per
+    /// loan), set up like the engine it replaces each time.
+    #[test]
+    fn stand_ins_are_reused_and_set_up_anew() {
+        struct Copy;
+        impl Postfilter for Copy {
+            fn apply(&self, _: &BlockInfo, input: &[u8], output: &mut [u8]) -> i32 {
+                output.copy_from_slice(input);
+                0
+            }
+        }
+        let cp = CompressParams { typesize: 4, nthreads: 1, ..CompressParams::default() };
+        let mut sc = SuperChunk::new(cp, DecompressParams::default(), &StorageSpec::default()).unwrap();
+        let d = sc.take_decompressor();
+        let first = &*sc.dctx as *const Decompressor;
+        sc.dctx.maskout = Some(vec![true]);
+        sc.put_decompressor(d);
+        sc.decompressor().postfilter = Some(Arc::new(Copy));
+        let d = sc.take_decompressor();
+        assert_eq!(&*sc.dctx as *const Decompressor, first);
+        assert!(sc.dctx.postfilter.is_some() && sc.dctx.maskout.is_none());
+        sc.put_decompressor(d);
+        let c = sc.take_compressor();
+        let first = &*sc.cctx as *const Compressor;
+        sc.put_compressor(c, None);
+        sc.compressor().params.clevel = 7;
+        let c = sc.take_compressor();
+        assert_eq!(&*sc.cctx as *const Compressor, first);
+        assert_eq!(sc.cctx.params.clevel, 7);
+        sc.put_compressor(c, None);
     }
 
     /// An engine taken out leaves a working spare for calls made meanwhile.

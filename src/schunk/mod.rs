@@ -124,6 +124,9 @@ pub struct SuperChunk {
     dparams: DecompressParams,
     cctx: Box<Compressor>,
     dctx: Box<Decompressor>,
+    /// The engines that stood in for `cctx`/`dctx` while those were lent out (see
+    /// [`SuperChunk::take_decompressor`]), kept for the next loan.
+    stand_ins: engines::StandIns,
     nbytes: i64,
     /// Stored bytes for memory and sparse stores (contiguous frames report their payload).
     cbytes: i64,
@@ -196,6 +199,7 @@ impl SuperChunk {
         let mut s = SuperChunk {
             cctx: Box::new(Compressor::new(cparams.clone())),
             dctx: Box::new(Decompressor::new(dparams.clone())),
+            stand_ins: Default::default(),
             blocksize: cparams.blocksize,
             last_blocksize: cparams.blocksize,
             cparams,
@@ -1240,6 +1244,7 @@ impl SuperChunk {
         let mut s = SuperChunk {
             cctx: Box::new(Compressor::new(cparams.clone())),
             dctx: Box::new(dctx),
+            stand_ins: Default::default(),
             last_blocksize: h.blocksize,
             blocksize: h.blocksize,
             cparams,

@@ -70,8 +70,8 @@ impl Deref for Held {
 /// made during a loan used it, stay with it.
 #[derive(Default)]
 pub(crate) struct StandIns {
-    cctx: Option<Box<Compressor>>,
-    dctx: Option<Box<Decompressor>>,
+    pub(super) cctx: Option<Box<Compressor>>,
+    pub(super) dctx: Option<Box<Decompressor>>,
 }
 
 impl SuperChunk {
@@ -333,17 +333,21 @@ pub fn decompress_chunk_in<H: Holder>(h: &H, n: i64, dest: &mut [u8]) -> Result<
 }
 
 impl SuperChunk {
-    /// Decode chunk `n` (a valid index) into `dest` right here, with the super-chunk held,
-    /// when that is safe and quick: the chunk is in memory (the store's or an in-memory
-    /// frame's), nothing but this library's code runs while it decodes (no postfilter,
-    /// built-in codec and filters: no callback can call back into this super-chunk), and it
-    /// is too small to be decoded by more than one thread (so no threads callback runs
-    /// either, and the hold lasts about as long as taking the lock does). `None` when not.
-    fn decode_here(&mut self, n: i64, dest: &mut [u8]) -> Result<Option<usize>> {
+    /// Run `f` on chunk `idx` (a valid index) and the decompression engine right here, with
+    /// the super-chunk held, when that is safe: the chunk is in memory (the store's or an
+    /// in-memory frame's) and nothing but this library's code runs while it decodes (no
+    /// postfilter, built-in codec and filters: no callback can call back into this
+    /// super-chunk). `f` decodes serially (so no threads callback runs either) and only
+    /// small amounts, so the hold lasts about as long as taking the lock does. `Ok(None)`
+    /// when not done here (`f` may decline too).
+    pub(crate) fn decode_in_place<R>(
+        &mut self,
+        idx: usize,
+        f: impl FnOnce(&[u8], &mut Decompressor) -> Result<Option<R>>,
+    ) -> Result<Option<R>> {
         if self.urlpath.is_some() {
             return Ok(None);
         }
-        let idx = n as usize;
         let from_frame;
         let chunk: &[u8] = match &mut self.store {
             Store::Memory(v) => &v[idx],
@@ -352,20 +356,35 @@ impl SuperChunk {
                 &from_frame
             }
         };
-        let nbytes = chunk_sizes(chunk)?.0 as usize;
-        if nbytes > dest.len() {
-            return Err(Error::WriteBuffer);
-        }
-        if nbytes >= PARALLEL_MIN_BYTES || self.dctx.may_run_user_code(chunk) {
+        if self.dctx.may_run_user_code(chunk) {
             return Ok(None);
         }
-        self.dctx.nchunk = n;
-        let got = self.dctx.decompress(chunk, dest)?;
-        if got != nbytes {
-            return Err(Error::Failure);
+        f(chunk, &mut self.dctx)
+    }
+
+    /// Decode chunk `n` (a valid index) into `dest` in place (see
+    /// [`decode_in_place`](Self::decode_in_place)) when it is smaller than
+    /// [`PARALLEL_MIN_BYTES`] (decoded by one thread anyway); its size, or `None`.
+    fn decode_here(&mut self, n: i64, dest: &mut [u8]) -> Result<Option<usize>> {
+        let got = self.decode_in_place(n as usize, |chunk, dctx| {
+            let nbytes = chunk_sizes(chunk)?.0 as usize;
+            if nbytes > dest.len() {
+                return Err(Error::WriteBuffer);
+            }
+            if nbytes >= PARALLEL_MIN_BYTES {
+                return Ok(None);
+            }
+            dctx.nchunk = n;
+            let got = dctx.decompress(chunk, dest)?;
+            if got != nbytes {
+                return Err(Error::Failure);
+            }
+            Ok(Some(got))
+        })?;
+        if got.is_some() {
+            self.current_nchunk = n;
         }
-        self.current_nchunk = n;
-        Ok(Some(got))
+        Ok(got)
     }
 }
 

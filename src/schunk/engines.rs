@@ -389,7 +389,7 @@ impl SuperChunk {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use std::sync::{Arc, Mutex, OnceLock};
 
     use super::*;
@@ -586,27 +586,38 @@ mod tests {
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
+    /// A postfilter that copies each block as it is.
+    pub(crate) struct CopyPost;
+
+    impl Postfilter for CopyPost {
+        fn apply(&self, _: &BlockInfo, input: &[u8], output: &mut [u8]) -> i32 {
+            output.copy_from_slice(input);
+            0
+        }
+    }
+
+    /// A fresh temporary directory named after `tag`, and the stores a read may decode in
+    /// place or not: separate chunks, an in-memory frame, a frame file in that directory.
+    pub(crate) fn stores_in_memory_and_a_file(tag: &str) -> (std::path::PathBuf, [StorageSpec; 3]) {
+        let dir = std::env::temp_dir().join(format!("b2-{tag}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = Some(dir.join("f.b2frame"));
+        let specs = [
+            StorageSpec::default(),
+            StorageSpec { contiguous: true, urlpath: None },
+            StorageSpec { contiguous: true, urlpath: file },
+        ];
+        (dir, specs)
+    }
+
     /// Whole-chunk reads decode small chunks held in memory in place (no engine lent) and
     /// everything else with the engine lent and the super-chunk released, with the same
     /// results: the bytes, `current_nchunk`, a destination one byte short refused before
     /// anything is written, an index out of range refused.
     #[test]
     fn whole_chunk_reads_in_place_and_released_agree() {
-        struct Copy;
-        impl Postfilter for Copy {
-            fn apply(&self, _: &BlockInfo, input: &[u8], output: &mut [u8]) -> i32 {
-                output.copy_from_slice(input);
-                0
-            }
-        }
-        let dir = std::env::temp_dir().join(format!("b2-inplace-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        let specs = [
-            StorageSpec::default(),
-            StorageSpec { contiguous: true, urlpath: None },
-            StorageSpec { contiguous: true, urlpath: Some(dir.join("f.b2frame")) },
-        ];
+        let (dir, specs) = stores_in_memory_and_a_file("inplace");
         let small: Vec<u8> = (0..1024u32).flat_map(|i| (i / 5).to_le_bytes()).collect();
         let large: Vec<u8> = (0..65536u32).flat_map(|i| (i / 7).to_le_bytes()).collect();
         assert!(small.len() < PARALLEL_MIN_BYTES && large.len() >= PARALLEL_MIN_BYTES);
@@ -618,7 +629,7 @@ mod tests {
             sc.append_buffer(&large).unwrap();
             sc.append_buffer(&small[..400]).unwrap();
             for post in [false, true] {
-                sc.decompressor().postfilter = post.then(|| Arc::new(Copy) as Arc<dyn Postfilter>);
+                sc.decompressor().postfilter = post.then(|| Arc::new(CopyPost) as Arc<dyn Postfilter>);
                 for (n, want) in [(0i64, &small[..]), (1, &large[..]), (2, &small[..400])] {
                     sc.stand_ins.dctx = None;
                     sc.set_current_nchunk(-1);
@@ -646,20 +657,13 @@ mod tests {
     /// loan), set up like the engine it replaces each time.
     #[test]
     fn stand_ins_are_reused_and_set_up_anew() {
-        struct Copy;
-        impl Postfilter for Copy {
-            fn apply(&self, _: &BlockInfo, input: &[u8], output: &mut [u8]) -> i32 {
-                output.copy_from_slice(input);
-                0
-            }
-        }
         let cp = CompressParams { typesize: 4, nthreads: 1, ..CompressParams::default() };
         let mut sc = SuperChunk::new(cp, DecompressParams::default(), &StorageSpec::default()).unwrap();
         let d = sc.take_decompressor();
         let first = &*sc.dctx as *const Decompressor;
         sc.dctx.maskout = Some(vec![true]);
         sc.put_decompressor(d);
-        sc.decompressor().postfilter = Some(Arc::new(Copy));
+        sc.decompressor().postfilter = Some(Arc::new(CopyPost));
         let d = sc.take_decompressor();
         assert_eq!(&*sc.dctx as *const Decompressor, first);
         assert!(sc.dctx.postfilter.is_some() && sc.dctx.maskout.is_none());

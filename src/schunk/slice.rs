@@ -169,7 +169,7 @@ mod tests {
     use super::*;
     use crate::chunk::{self, CompressParams, DecompressParams};
     use crate::filters::registry::{self, CallContext, UserFilter};
-    use crate::schunk::StorageSpec;
+    use crate::schunk::engines::tests::stores_in_memory_and_a_file;
     use std::sync::Arc;
 
     /// A user filter (id 251, used by no other test) that leaves the bytes as they are.
@@ -202,16 +202,9 @@ mod tests {
     #[test]
     fn slices_read_in_place_then_released_are_whole() {
         registry::register(Arc::new(Same)).unwrap();
-        let dir = std::env::temp_dir().join(format!("b2-slices-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        let specs = [
-            StorageSpec::default(),
-            StorageSpec { contiguous: true, urlpath: None },
-            StorageSpec { contiguous: true, urlpath: Some(dir.join("f.b2frame")) },
-        ];
+        let (dir, specs) = stores_in_memory_and_a_file("slices");
         const CHUNK: usize = 64 * 1024;
-        let data: Vec<u8> = (0..(4 * CHUNK / 4) as u32).flat_map(|i| (i / 3 ^ i % 11).to_le_bytes()).collect();
+        let data: Vec<u8> = (0..(4 * CHUNK / 4) as u32).flat_map(|i| ((i / 3) ^ (i % 11)).to_le_bytes()).collect();
         for spec in &specs {
             let cp = CompressParams { typesize: 4, nthreads: 1, ..CompressParams::default() };
             let mut sc = SuperChunk::new(cp.clone(), DecompressParams::default(), spec).unwrap();

@@ -218,8 +218,9 @@ fn run_released<H: Holder, R>(
 /// Decode the blocks of chunk `n` marked in `needed` one by one into `sink` (see
 /// [`Decompressor::decompress_blocks`]), on the calling thread. The engine runs with the
 /// super-chunk released, except where nothing but this library's code can run (no
-/// postfilter, built-in codecs and filters): a chunk of an in-memory frame is then decoded
-/// where it lies instead of being copied out first.
+/// postfilter, built-in codecs and filters): a chunk held in memory is then decoded where
+/// it lies ([`SuperChunk::decode_in_place`]; an in-memory frame's is not copied out
+/// first).
 pub fn decompress_blocks_in<H: Holder>(
     h: &H,
     n: i64,
@@ -231,13 +232,13 @@ pub fn decompress_blocks_in<H: Holder>(
     let step = h.hold(|s| {
         if s.urlpath.is_none() {
             let idx = s.check_index(n)?;
-            if let Store::Frame(f) = &mut s.store {
-                let chunk = f.chunk(idx)?;
-                if !s.dctx.may_run_user_code(&chunk) {
-                    s.dctx.nchunk = n;
-                    s.dctx.decompress_blocks(&chunk, needed, &mut *sink)?;
-                    return Ok(None);
-                }
+            let here = s.decode_in_place(idx, |chunk, dctx| {
+                dctx.nchunk = n;
+                dctx.decompress_blocks(chunk, needed, &mut *sink)?;
+                Ok(Some(()))
+            })?;
+            if here.is_some() {
+                return Ok(None);
             }
         }
         let p = s.partial_chunk(n, needed, max_nbytes, check_fresh)?;
@@ -337,10 +338,11 @@ impl SuperChunk {
     /// the super-chunk held, when that is safe: the chunk is in memory (the store's or an
     /// in-memory frame's) and nothing but this library's code runs while it decodes (no
     /// postfilter, built-in codec and filters: no callback can call back into this
-    /// super-chunk). `f` decodes serially (so no threads callback runs either) and only
-    /// small amounts, so the hold lasts about as long as taking the lock does. `Ok(None)`
-    /// when not done here (`f` may decline too).
-    pub(crate) fn decode_in_place<R>(
+    /// super-chunk). `f` decodes on the calling thread (so no threads callback runs
+    /// either); whole-chunk reads and slices keep it to small amounts, so that their hold
+    /// lasts about as long as taking the lock does. `Ok(None)` when not done here (`f` may
+    /// decline too).
+    pub(super) fn decode_in_place<R>(
         &mut self,
         idx: usize,
         f: impl FnOnce(&[u8], &mut Decompressor) -> Result<Option<R>>,

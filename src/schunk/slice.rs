@@ -3,7 +3,7 @@
 
 use super::engines::{compress_in, decompress_chunk_in, with_decompressor, Holder, Own};
 use super::SuperChunk;
-use crate::chunk::decompress::PARALLEL_MIN_BYTES;
+use crate::chunk::decompress::{Decompressor, PARALLEL_MIN_BYTES};
 use crate::error::{Error, Result};
 
 /// A chunk a slice touches: its index, first byte and size.
@@ -104,14 +104,20 @@ pub fn get_slice_in<H: Holder>(h: &H, start: i64, stop: i64, dest: &mut [u8]) ->
             let Some((lo, hi)) = overlap(b0, b1, cstart, clen) else { continue };
             let out = &mut dest[(lo - b0) as usize..(hi - b0) as usize];
             let chunk = h.hold(|s| s.held_chunk(i as i64, true))?;
-            dctx.nchunk = i as i64;
-            let got = dctx.get_bytes(&chunk, (lo - cstart) as usize, (hi - lo) as usize, out)?;
-            if got != (hi - lo) as usize {
-                return Err(Error::Failure);
-            }
+            read_part(dctx, &chunk, i, lo - cstart, out)?;
         }
         Ok(())
     })
+}
+
+/// Decode `out.len()` bytes of chunk `i` (`chunk`) from its byte `from` into `out`.
+fn read_part(dctx: &mut Decompressor, chunk: &[u8], i: usize, from: i64, out: &mut [u8]) -> Result<()> {
+    dctx.nchunk = i as i64;
+    let got = dctx.get_bytes(chunk, from as usize, out.len(), out)?;
+    if got != out.len() {
+        return Err(Error::Failure);
+    }
+    Ok(())
 }
 
 /// The bytes `b0..b1` of the chunk spanning `cstart..cstart + clen`, if any.
@@ -131,14 +137,7 @@ impl SuperChunk {
         for (k, &(i, cstart, clen)) in spans.iter().enumerate() {
             let Some((lo, hi)) = overlap(b0, b1, cstart, clen) else { continue };
             let out = &mut dest[(lo - b0) as usize..(hi - b0) as usize];
-            let done = self.decode_in_place(i, |chunk, dctx| {
-                dctx.nchunk = i as i64;
-                let got = dctx.get_bytes(chunk, (lo - cstart) as usize, (hi - lo) as usize, out)?;
-                if got != (hi - lo) as usize {
-                    return Err(Error::Failure);
-                }
-                Ok(Some(()))
-            })?;
+            let done = self.decode_in_place(i, |chunk, dctx| read_part(dctx, chunk, i, lo - cstart, out).map(Some))?;
             if done.is_none() {
                 return Ok(k);
             }

@@ -14,7 +14,7 @@ use std::sync::Arc;
 
 use super::journal;
 use super::header::{FrameHeader, FrameType, HEADER_MINLEN, POS_FRAME_LEN};
-use super::io::{fs_opener, KeptFile, Opener, Storage};
+use super::io::{fs_opener, KeptFile, MemStorage, Opener, RecordingSlice, Storage};
 use super::offsets::{self, ChunkLocation, Index};
 use super::sframe;
 use super::trailer::{FrameTrailer, TRAILER_LEN_OFFSET, TRAILER_MINLEN};
@@ -354,7 +354,29 @@ impl Frame {
             journal::recover(&mut *store)?;
         }
         let p = parse_frame(&mut *store, base, &kind)?;
-        Ok(Frame {
+        Ok(Frame::from_parsed(store, base, kind, p))
+    }
+
+    /// Open an in-memory frame from borrowed bytes for a caller that reads the chunks from
+    /// those bytes itself ([`Frame::chunks_in`]): only what parsing read (header, index,
+    /// trailer) is copied into the frame's own storage, the rest of which reads as zeros.
+    /// Its pages are never written, so they cost no memory and no page faults: copying a
+    /// whole 97 MB frame of 10^6 small chunks took 87 ms on this project's VM, most of it
+    /// faulting pages in.
+    pub fn open_skeleton(bytes: &[u8]) -> Result<Frame> {
+        let kind = FrameKind::Contiguous { path: None };
+        let mut rec = RecordingSlice::new(bytes);
+        let p = parse_frame(&mut rec, 0, &kind)?;
+        // `vec![0; n]` asks for zeroed memory: large sizes come straight from the kernel.
+        let mut copy = vec![0u8; bytes.len()];
+        for &(start, end) in rec.ranges() {
+            copy[start..end].copy_from_slice(&bytes[start..end]);
+        }
+        Ok(Frame::from_parsed(Box::new(MemStorage::new(copy)), 0, kind, p))
+    }
+
+    fn from_parsed(store: Box<dyn Storage>, base: u64, kind: FrameKind, p: Parsed) -> Frame {
+        Frame {
             store,
             base,
             kind,
@@ -369,7 +391,7 @@ impl Frame {
             sparse_kept: Default::default(),
             deferred: false,
             pending: None,
-        })
+        }
     }
 
     /// Open the frame's other files (chunk files, lazy reads) through `files` instead of
@@ -525,28 +547,51 @@ impl Frame {
                 Ok(Cow::Owned(c))
             }
             ChunkLocation::Stored(off) => {
-                let pos = self.chunk_pos(off);
-                let payload_len = self.payload_len;
-                let valid_len = |h: ChunkHeader| {
-                    let cb = h.cbytes as i64;
-                    if cb < EXTENDED_HEADER_LENGTH as i64 || off + cb > payload_len {
-                        return Err(Error::InvalidHeader);
-                    }
-                    Ok(cb as usize)
-                };
                 if self.store.as_slice().is_none() {
+                    let pos = self.chunk_pos(off);
                     let head = self.store.read_vec(pos, EXTENDED_HEADER_LENGTH)?;
-                    let cb = valid_len(ChunkHeader::read_min(&head)?)?;
+                    let cb = self.stored_chunk_len(off, &head)?;
                     return Ok(Cow::Owned(self.store.read_vec(pos, cb)?));
                 }
                 // In memory the chunk is borrowed, its header read in place.
                 let s = self.store.as_slice().expect("in memory");
-                let at = usize::try_from(pos).map_err(|_| Error::ReadBuffer)?;
-                let head = s.get(at..).ok_or(Error::ReadBuffer)?;
-                let cb = valid_len(ChunkHeader::read_min(head)?)?;
-                head.get(..cb).map(Cow::Borrowed).ok_or(Error::ReadBuffer)
+                self.stored_chunk_in(s, off).map(Cow::Borrowed)
             }
         }
+    }
+
+    /// The chunks of a contiguous frame whose bytes are `bytes`, in order (this frame's
+    /// storage may hold only their header, index and trailer: see
+    /// [`Frame::open_skeleton`]). The index is walked once, not looked up per chunk.
+    pub fn chunks_in<'b>(&'b self, bytes: &'b [u8]) -> impl Iterator<Item = Result<Cow<'b, [u8]>>> + 'b {
+        let mut entries = self.offsets.iter();
+        (0..self.nchunks()).map(move |n| {
+            // (A packed index block that fails to decode ends the entries early.)
+            let entry = entries.next().ok_or(Error::InvalidIndex)?;
+            match ChunkLocation::decode(entry)? {
+                ChunkLocation::Special(kind) => Ok(Cow::Owned(self.special_chunk(n, kind)?)),
+                ChunkLocation::Stored(_) if self.is_sparse() => Err(Error::InvalidParam),
+                ChunkLocation::Stored(off) => self.stored_chunk_in(bytes, off).map(Cow::Borrowed),
+            }
+        })
+    }
+
+    /// The stored chunk at payload offset `off` in the frame bytes `bytes`.
+    fn stored_chunk_in<'b>(&self, bytes: &'b [u8], off: i64) -> Result<&'b [u8]> {
+        let at = usize::try_from(self.chunk_pos(off)).map_err(|_| Error::ReadBuffer)?;
+        let head = bytes.get(at..).ok_or(Error::ReadBuffer)?;
+        let cb = self.stored_chunk_len(off, head)?;
+        head.get(..cb).ok_or(Error::ReadBuffer)
+    }
+
+    /// Length of the stored chunk at payload offset `off` whose bytes start `head`, checked
+    /// to lie within the payload.
+    fn stored_chunk_len(&self, off: i64, head: &[u8]) -> Result<usize> {
+        let cb = ChunkHeader::read_min(head)?.cbytes as i64;
+        if cb < EXTENDED_HEADER_LENGTH as i64 || off + cb > self.payload_len {
+            return Err(Error::InvalidHeader);
+        }
+        Ok(cb as usize)
     }
 
     /// Uncompressed size of chunk `n`.

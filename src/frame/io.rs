@@ -101,6 +101,51 @@ impl Storage for MemStorage {
     }
 }
 
+/// Read-only storage over borrowed frame bytes that notes the ranges read from it, so that
+/// a frame parsed through it can be given a copy of just those (see
+/// [`Frame::open_skeleton`](super::cframe::Frame::open_skeleton)).
+pub(crate) struct RecordingSlice<'a> {
+    bytes: &'a [u8],
+    read: Vec<(usize, usize)>,
+}
+
+impl<'a> RecordingSlice<'a> {
+    pub(crate) fn new(bytes: &'a [u8]) -> RecordingSlice<'a> {
+        RecordingSlice { bytes, read: Vec::new() }
+    }
+
+    /// The `(start, end)` ranges read so far.
+    pub(crate) fn ranges(&self) -> &[(usize, usize)] {
+        &self.read
+    }
+}
+
+impl Storage for RecordingSlice<'_> {
+    fn len(&mut self) -> Result<u64> {
+        Ok(self.bytes.len() as u64)
+    }
+
+    fn read_at(&mut self, pos: u64, buf: &mut [u8]) -> Result<()> {
+        let start = to_usize(pos)?;
+        let end = start.checked_add(buf.len()).ok_or(Error::ReadBuffer)?;
+        buf.copy_from_slice(self.bytes.get(start..end).ok_or(Error::ReadBuffer)?);
+        self.read.push((start, end));
+        Ok(())
+    }
+
+    fn write_at(&mut self, _pos: u64, _data: &[u8]) -> Result<()> {
+        Err(Error::FileWrite)
+    }
+
+    fn truncate(&mut self, _len: u64) -> Result<()> {
+        Err(Error::FileWrite)
+    }
+
+    fn as_slice(&self) -> Option<&[u8]> {
+        Some(self.bytes)
+    }
+}
+
 /// Reads of more bytes are checked against the file's length before their buffer is
 /// allocated (the lengths come from untrusted frames); smaller ones just fail at the end.
 const CHECK_ABOVE: usize = 1 << 20;

@@ -1112,3 +1112,49 @@ fn large_frames_keep_their_index_compressed() {
     }
     assert!(SuperChunk::from_frame_vec(bad).is_err(), "a damaged index must not open");
 }
+
+/// Opening a frame with copy reads the chunks from the caller's bytes while the frame keeps
+/// only a skeleton of its own (header, index, trailer): the chunks equal those the whole
+/// frame gives, and damaged frames (cut short, a byte changed anywhere) are refused or read
+/// the same way, never with a panic.
+#[test]
+fn from_buffer_copy_reads_the_chunks_a_whole_frame_reads() {
+    let (c, d) = params(4);
+    let spec = StorageSpec { contiguous: true, urlpath: None };
+    let mut s = SuperChunk::new(c, d, &spec).unwrap();
+    for k in 0..4 {
+        s.append_buffer(&data(750, k)).unwrap();
+        s.append_chunk(&special(4, 3000, Special::Zero)).unwrap();
+    }
+    let frame = s.to_buffer().unwrap().into_owned();
+    let chunks_of = |bytes: &[u8], copy: bool| -> Result<Vec<Vec<u8>>> {
+        let mut s = if copy { SuperChunk::from_buffer_copy(bytes)? } else { SuperChunk::from_frame_vec(bytes.to_vec())? };
+        (0..s.nchunks()).map(|n| s.get_chunk(n).map(|c| c.into_owned())).collect()
+    };
+    let whole = chunks_of(&frame, false).unwrap();
+    assert_eq!(whole.len(), 8);
+    assert_eq!(chunks_of(&frame, true).unwrap(), whole);
+    let mut back = SuperChunk::from_buffer_copy(&frame).unwrap();
+    let mut out = vec![1u8; 3000];
+    back.decompress_chunk(3, &mut out).unwrap();
+    assert!(out.iter().all(|&b| b == 0));
+    back.decompress_chunk(2, &mut out).unwrap();
+    assert_eq!(out, data(750, 1));
+
+    let mut damaged = Vec::new();
+    for cut in (0..frame.len()).step_by(7) {
+        damaged.push(frame[..cut].to_vec());
+    }
+    for at in 0..frame.len() {
+        let mut f = frame.clone();
+        f[at] ^= 0x5a;
+        damaged.push(f);
+    }
+    for f in &damaged {
+        // Chunks the whole frame reads are what the copy holds; a frame the whole-frame
+        // route cannot read fully may not open with copy either.
+        if let Ok(copied) = chunks_of(f, true) {
+            assert_eq!(Ok(copied), chunks_of(f, false));
+        }
+    }
+}

@@ -55,44 +55,18 @@ enum Store {
     Frame(Box<Frame>),
 }
 
-/// A chunk of an in-memory super-chunk, shared (cloning is cheap) so that it can be
-/// decompressed while the super-chunk itself is released.
-///
-/// A chunk the compressor built stays in the `Vec` it was built in: an `Arc<[u8]>` would
-/// copy every appended chunk, and the copy (made from the heap while the compressor's
-/// buffer came from its own mapping) left freed super-chunks' memory in glibc's heap
-/// instead of returning it. A chunk copied from bytes handed in (inserts, updates, a frame
-/// opened with copy) takes one allocation, counts and bytes together, instead of two:
-/// opening a frame of 10^6 small chunks made 2x10^6 allocations.
-#[derive(Clone)]
-pub struct MemChunk(ChunkBytes);
-
-#[derive(Clone)]
-enum ChunkBytes {
-    Built(Arc<Vec<u8>>),
-    Copied(Arc<[u8]>),
-}
-
-impl MemChunk {
-    /// A chunk kept in the buffer it was built in.
-    fn built(bytes: Vec<u8>) -> MemChunk {
-        MemChunk(ChunkBytes::Built(Arc::new(bytes)))
-    }
-}
-
-impl std::ops::Deref for MemChunk {
-    type Target = [u8];
-    fn deref(&self) -> &[u8] {
-        match &self.0 {
-            ChunkBytes::Built(v) => v,
-            ChunkBytes::Copied(b) => b,
-        }
-    }
-}
+/// A chunk of an in-memory super-chunk. The bytes stay in the `Vec` the compressor
+/// built them in: an `Arc<[u8]>` would copy every appended chunk, and the copy (made from
+/// the heap while the compressor's buffer came from its own mapping) left freed
+/// super-chunks' memory in glibc's heap instead of returning it. (A chunk copied from bytes
+/// handed in so takes two allocations. Holding those as `Arc<[u8]>`, one allocation, beside
+/// the built ones made the stored handle three times as wide, and deletes in the middle of
+/// 10^6 chunks, which move every later handle, 1.5-2 times as slow: measured, not kept.)
+pub type MemChunk = Arc<Vec<u8>>;
 
 /// A stored copy of chunk bytes handed in by reference.
 fn mem_chunk(chunk: &[u8]) -> MemChunk {
-    MemChunk(ChunkBytes::Copied(Arc::from(chunk)))
+    Arc::new(chunk.to_vec())
 }
 
 /// Size of a chunk that is its header alone (`BLOSC2_MAX_OVERHEAD`).
@@ -792,7 +766,7 @@ impl SuperChunk {
             Store::Memory(v) => v.push(match whole {
                 Cow::Owned(mut own) => {
                     own.truncate(cbytes as usize);
-                    MemChunk::built(own)
+                    Arc::new(own)
                 }
                 Cow::Borrowed(b) => mem_chunk(&b[..cbytes as usize]),
             }),

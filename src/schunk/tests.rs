@@ -1084,6 +1084,13 @@ fn large_frames_keep_their_index_compressed() {
         assert_eq!(out[..], item(k)[..], "chunk {k}");
     }
     assert_eq!(o.to_buffer().unwrap().into_owned(), frame, "an unedited index is kept verbatim");
+    // Opened with copy, the chunks come out in one walk of the packed index.
+    let mut copied = SuperChunk::from_buffer_copy(&frame).unwrap();
+    assert_eq!(copied.nchunks(), n);
+    for k in (0..n).rev() {
+        assert_eq!(copied.decompress_chunk(k, &mut out).unwrap(), 16);
+        assert_eq!(out[..], item(k)[..], "copied chunk {k}");
+    }
     o.update_chunk(7, &compressed(4, &item(-1))).unwrap();
     o.delete_chunk(9).unwrap();
     assert!(matches!(o.frame_mut().unwrap().offsets(), Index::Dense(_)));
@@ -1110,7 +1117,16 @@ fn large_frames_keep_their_index_compressed() {
     for b in &mut bad[idx + 40..idx + 60] {
         *b ^= 0x5a;
     }
-    assert!(SuperChunk::from_frame_vec(bad).is_err(), "a damaged index must not open");
+    assert!(SuperChunk::from_frame_vec(bad.clone()).is_err(), "a damaged index must not open");
+    assert!(SuperChunk::from_buffer_copy(&bad).is_err(), "nor with copy");
+    // Nor with damage in the index's last block (the whole index is checked at open).
+    let mut late = edited.clone();
+    let end = idx + h.cbytes as usize;
+    for b in &mut late[end - 30..end - 10] {
+        *b ^= 0x5a;
+    }
+    assert!(SuperChunk::from_frame_vec(late.clone()).is_err());
+    assert!(SuperChunk::from_buffer_copy(&late).is_err(), "a damaged index block must not open with copy");
 }
 
 /// Opening a frame with copy reads the chunks from the caller's bytes while the frame keeps

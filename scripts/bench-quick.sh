@@ -10,10 +10,7 @@
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
-scripts/fetch-reference.sh >/dev/null
-[ -f target/release/libblosc2.so.9 ] || { echo "run make build first" >&2; exit 2; }
-mkdir -p target/bench
-gcc -O2 -std=gnu11 -Iinclude -o target/bench/bench bench/bench.c -Ltarget/release -l:libblosc2.so.9 -lm -ldl
+scripts/build-bench.sh
 budget=${QUICK_SECONDS:-0.08}
 rounds=${QUICK_ROUNDS:-6}
 out=target/bench/quick

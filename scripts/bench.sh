@@ -6,10 +6,8 @@
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
-scripts/fetch-reference.sh
 make -s build
-mkdir -p target/bench
-gcc -O2 -std=gnu11 -Iinclude -o target/bench/bench bench/bench.c -Ltarget/release -l:libblosc2.so.9 -lm -ldl
+scripts/build-bench.sh
 budget=${BENCH_SECONDS:-0.15}
 rain=../shared/fixtures/raw/rainfall-grid-150x150.bin
 runs=${BENCH_RUNS:-3}

@@ -13,10 +13,8 @@ cd "$top"
 for t in clang-19 llvm-profdata-19; do
   command -v "$t" >/dev/null || { echo "pgo-train: $t is not installed" >&2; exit 1; }
 done
-scripts/fetch-reference.sh
 make -s build
-mkdir -p target/bench
-gcc -O2 -std=gnu11 -Iinclude -o target/bench/bench bench/bench.c -Ltarget/release -l:libblosc2.so.9 -lm -ldl
+scripts/build-bench.sh
 runtime=$(clang-19 -print-file-name=libclang_rt.profile-x86_64.a)
 [ -f "$runtime" ] || runtime=$(clang-19 -print-runtime-dir)/libclang_rt.profile-x86_64.a
 gen=$top/target/pgo-gen

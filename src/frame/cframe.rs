@@ -803,19 +803,29 @@ impl Frame {
     /// Run the change `f` with its writes collected, then write them through the journal
     /// (see [`journal`]): a writer stopped at any point leaves the old frame or, at the next
     /// open, the new one. When the change fails before anything is written, the frame keeps
-    /// its state.
-    fn journaled(&mut self, f: impl FnOnce(&mut Frame) -> Result<()>) -> Result<()> {
+    /// its state: `f` records in the list it is given the old value of every index entry it
+    /// changes (a whole copy of a large index, taken beforehand, cost as much as compressing
+    /// it).
+    fn journaled(&mut self, f: impl FnOnce(&mut Frame, &mut Vec<(usize, i64)>) -> Result<()>) -> Result<()> {
+        let mut undo = Vec::new();
         if self.pending.is_some() || !self.journal_applies()? {
-            return f(self);
+            let r = f(self, &mut undo);
+            if r.is_err() && !undo.is_empty() {
+                self.offsets.entries_mut().restore(undo);
+            }
+            return r;
         }
-        let saved = (self.header.clone(), self.trailer.clone(), self.offsets.clone(), self.payload_len, self.has_index, self.len);
+        let saved = (self.header.clone(), self.trailer.clone(), self.payload_len, self.has_index, self.len);
         let old_end = self.store.len()?;
         self.pending = Some(journal::Change { writes: Vec::new(), final_len: old_end });
-        let r = f(self);
+        let r = f(self, &mut undo);
         let change = self.pending.take().unwrap_or_default();
         let restore = |f: &mut Frame| {
-            let (h, t, o, p, i, l) = saved;
-            (f.header, f.trailer, f.offsets, f.payload_len, f.has_index, f.len) = (h, t, o, p, i, l);
+            let (h, t, p, i, l) = saved;
+            (f.header, f.trailer, f.payload_len, f.has_index, f.len) = (h, t, p, i, l);
+            if !undo.is_empty() {
+                f.offsets.entries_mut().restore(undo);
+            }
         };
         if let Err(e) = r {
             restore(self);
@@ -871,13 +881,23 @@ impl Frame {
     /// payload after it shifted; a sparse frame rewrites the chunk file.
     pub fn update(&mut self, n: usize, chunk: &[u8]) -> Result<()> {
         if self.is_sparse() {
-            return self.update_unjournaled(n, chunk);
+            let mut undo = Vec::new();
+            let r = self.update_unjournaled(n, chunk, &mut undo);
+            if r.is_err() && !undo.is_empty() {
+                self.offsets.entries_mut().restore(undo);
+            }
+            return r;
         }
         // Rewriting in place overwrites bytes a reader needs: through the journal.
-        self.journaled(|f| f.update_unjournaled(n, chunk))
+        self.journaled(|f, undo| f.update_unjournaled(n, chunk, undo))
     }
 
-    fn update_unjournaled(&mut self, n: usize, chunk: &[u8]) -> Result<()> {
+    /// Set entry `n` to `v`, its old value recorded in `undo`.
+    fn set_entry(&mut self, n: usize, v: i64, undo: &mut Vec<(usize, i64)>) {
+        undo.push((n, self.offsets.entries_mut().replace(n, v)));
+    }
+
+    fn update_unjournaled(&mut self, n: usize, chunk: &[u8], undo: &mut Vec<(usize, i64)>) -> Result<()> {
         let old = self.location(n)?;
         let special = offsets::storable_special(chunk);
         let (_, cbytes) = chunk_sizes(chunk)?;
@@ -887,12 +907,11 @@ impl Frame {
                 let dir = dir.clone();
                 let files = self.files.clone();
                 if let Some(s) = special {
-                    let was = std::mem::replace(&mut self.offsets.entries_mut()[n], offsets::special_offset(s));
-                    if let Err(e) = self.commit() {
-                        self.offsets.entries_mut()[n] = was;
-                        return Err(e);
-                    }
-                    // As in `delete`: the file goes once the index no longer names it.
+                    self.set_entry(n, offsets::special_offset(s), undo);
+                    self.commit()?;
+                    // Committed: the entry stays whatever follows. As in `delete`: the file
+                    // goes once the index no longer names it.
+                    undo.clear();
                     if let ChunkLocation::Stored(id) = old {
                         sframe::delete_chunk(&dir, id)?;
                     }
@@ -907,11 +926,12 @@ impl Frame {
                         ChunkLocation::Stored(_) => sframe::replace_chunk(&*files, &dir, id, chunk)?,
                         ChunkLocation::Special(_) => sframe::write_chunk(&*files, &dir, id, chunk)?,
                     }
-                    self.offsets.entries_mut()[n] = id;
+                    self.set_entry(n, id, undo);
                 }
             }
             (FrameKind::Contiguous { .. }, ChunkLocation::Special(_)) => {
-                self.offsets.entries_mut()[n] = self.store_new(chunk)?;
+                let entry = self.store_new(chunk)?;
+                self.set_entry(n, entry, undo);
             }
             (FrameKind::Contiguous { .. }, ChunkLocation::Stored(old_off)) => {
                 let old_head = self.store.read_vec(self.chunk_pos(old_off), EXTENDED_HEADER_LENGTH)?;
@@ -930,16 +950,13 @@ impl Frame {
                 if special.is_none() {
                     self.put(self.chunk_pos(old_off), chunk)?;
                 }
-                for (i, o) in self.offsets.entries_mut().iter_mut().enumerate() {
-                    if i != n && *o >= 0 && *o > old_off {
-                        *o += delta;
-                    }
-                }
+                self.offsets.entries_mut().shift_above(old_off, delta, n, undo);
                 self.payload_len += delta;
-                self.offsets.entries_mut()[n] = match special {
+                let entry = match special {
                     Some(s) => offsets::special_offset(s),
                     None => old_off,
                 };
+                self.set_entry(n, entry, undo);
             }
         }
         self.commit()
@@ -985,7 +1002,7 @@ impl Frame {
                 return Err(Error::InvalidParam);
             }
         }
-        let old = std::mem::take(self.offsets.entries_mut());
+        let old: Vec<i64> = self.offsets.iter().collect();
         self.offsets = Index::Dense(order.iter().map(|&o| old[o]).collect());
         self.commit()
     }
@@ -1062,7 +1079,7 @@ impl Frame {
         let tail_past_end = new_chunk.is_some() && index_pos >= self.base + old_len as u64;
         if old_len > 0 && !tail_past_end && self.pending.is_none() && self.journal_applies()? {
             self.header.header_len = old_hlen;
-            return self.journaled(|f| f.commit_with(Some(index), new_chunk));
+            return self.journaled(|f, _| f.commit_with(Some(index), new_chunk));
         }
         let end = index_pos + index.len() as u64 + tbytes.len() as u64;
         let mut tail = index;

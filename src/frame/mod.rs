@@ -1,9 +1,10 @@
 //! Frames: the serialised form of a super-chunk (README_CFRAME_FORMAT.rst and
 //! README_SFRAME_FORMAT.rst). `msgpack` holds the encoding helpers, `header` and `trailer` the
-//! two msgpack sections, `offsets` the index chunk, `cframe` the frame as a whole on a
+//! two msgpack sections, `offsets` the index chunk (`entries` its decoded form), `cframe` the frame as a whole on a
 //! [`io::Storage`], and `sframe` the directory layout of sparse frames.
 
 pub mod cframe;
+pub mod entries;
 pub mod header;
 pub mod io;
 pub mod journal;

@@ -14,6 +14,7 @@ use crate::chunk::special::write_special;
 use crate::chunk::{CompressParams, DecompressParams, Special};
 use crate::error::{Error, Result};
 
+use super::entries::Entries;
 use super::packed_index::{PackedIndex, PACK_FROM_ENTRIES};
 
 /// Where the data of one chunk is.
@@ -83,8 +84,8 @@ pub fn index_cparams() -> CompressParams {
 const PARALLEL_INDEX_BYTES: usize = 1 << 20;
 
 /// Compress an index.
-pub fn compress_index(offsets: &[i64]) -> Result<Vec<u8>> {
-    let raw: Vec<u8> = offsets.iter().flat_map(|o| o.to_le_bytes()).collect();
+pub fn compress_index(offsets: &Entries) -> Result<Vec<u8>> {
+    let raw = offsets.as_bytes();
     if raw.len() > i32::MAX as usize - MAX_OVERHEAD {
         return Err(Error::TwoGbLimit);
     }
@@ -94,7 +95,7 @@ pub fn compress_index(offsets: &[i64]) -> Result<Vec<u8>> {
     if raw.len() >= PARALLEL_INDEX_BYTES {
         params.nthreads = std::thread::available_parallelism().map_or(1, |n| n.get().min(4)) as i16;
     }
-    Compressor::new(params).compress_to_vec(&raw)
+    Compressor::new(params).compress_to_vec(raw)
 }
 
 /// The compressed length of an index chunk at the start of `buf`, validated.
@@ -104,7 +105,7 @@ pub fn index_cbytes(buf: &[u8]) -> Result<usize> {
 }
 
 /// Decompress an index that must hold exactly `nchunks` entries.
-pub fn decompress_index(chunk: &[u8], nchunks: usize) -> Result<Vec<i64>> {
+pub fn decompress_index(chunk: &[u8], nchunks: usize) -> Result<Entries> {
     let want = nchunks.checked_mul(8).filter(|&n| n <= i32::MAX as usize).ok_or(Error::Data)?;
     let h = ChunkHeader::read(chunk)?;
     if h.nbytes as usize != want {
@@ -116,7 +117,7 @@ pub fn decompress_index(chunk: &[u8], nchunks: usize) -> Result<Vec<i64>> {
     if n != want {
         return Err(Error::Data);
     }
-    Ok(raw.chunks_exact(8).map(|b| i64::from_le_bytes(b.try_into().expect("8 bytes"))).collect())
+    Entries::from_bytes(raw).ok_or(Error::Data)
 }
 
 /// The decoded index of a frame: one entry per chunk (see [`ChunkLocation`]).
@@ -130,14 +131,14 @@ pub enum Index {
     /// `len` times `entry`, stored as the single-value chunk `stored` (kept verbatim).
     Uniform { /** Every entry. */ entry: i64, /** Entries. */ len: usize, /** Index chunk. */ stored: Vec<u8> },
     /// One stored entry per chunk.
-    Dense(Vec<i64>),
+    Dense(Entries),
     /// A large index left compressed, decoded block by block as entries are read.
     Packed(PackedIndex),
 }
 
 impl Default for Index {
     fn default() -> Self {
-        Index::Dense(Vec::new())
+        Index::Dense(Entries::default())
     }
 }
 
@@ -160,7 +161,7 @@ impl Index {
     pub fn get(&self, n: usize) -> Option<i64> {
         match self {
             Index::Uniform { entry, len, .. } => (n < *len).then_some(*entry),
-            Index::Dense(v) => v.get(n).copied(),
+            Index::Dense(v) => v.get(n),
             Index::Packed(p) => p.get(n),
         }
     }
@@ -169,7 +170,7 @@ impl Index {
     pub fn iter(&self) -> Box<dyn Iterator<Item = i64> + '_> {
         match self {
             Index::Uniform { entry, len, .. } => Box::new(std::iter::repeat_n(*entry, *len)),
-            Index::Dense(v) => Box::new(v.iter().copied()),
+            Index::Dense(v) => Box::new(v.iter()),
             Index::Packed(p) => Box::new(p.iter()),
         }
     }
@@ -178,15 +179,15 @@ impl Index {
     pub fn distinct_hint(&self) -> Box<dyn Iterator<Item = i64> + '_> {
         match self {
             Index::Uniform { entry, len, .. } => Box::new(std::iter::repeat_n(*entry, (*len).min(1))),
-            Index::Dense(v) => Box::new(v.iter().copied()),
+            Index::Dense(v) => Box::new(v.iter()),
             Index::Packed(p) => Box::new(p.iter()),
         }
     }
 
     /// The entries as a list, to edit them.
-    pub fn entries_mut(&mut self) -> &mut Vec<i64> {
+    pub fn entries_mut(&mut self) -> &mut Entries {
         match self {
-            Index::Uniform { entry, len, .. } => *self = Index::Dense(vec![*entry; *len]),
+            Index::Uniform { entry, len, .. } => *self = Index::Dense(Entries::repeat(*entry, *len)),
             Index::Packed(p) => *self = Index::Dense(p.to_vec()),
             Index::Dense(_) => {}
         }
@@ -323,8 +324,9 @@ mod tests {
             "05010708100000001000000030000000000000000001000000000000000000000000000000000000\
              9800000000000000",
         );
-        assert_eq!(compress_index(&[0, 0x98]).unwrap(), want);
-        assert_eq!(decompress_index(&want, 2).unwrap(), vec![0, 0x98]);
+        let offs: Entries = [0, 0x98].into_iter().collect();
+        assert_eq!(compress_index(&offs).unwrap(), want);
+        assert_eq!(decompress_index(&want, 2).unwrap(), offs);
         assert_eq!(index_entry(&want, 1).unwrap(), 0x98);
         assert!(decompress_index(&want, 3).is_err());
         assert!(index_entry(&want, 2).is_err());
@@ -332,10 +334,10 @@ mod tests {
 
     #[test]
     fn threads_do_not_change_a_large_index() {
-        let offs: Vec<i64> = (0..300_000i64).map(|i| i * 97 + (i % 11) * 3).collect();
-        let raw: Vec<u8> = offs.iter().flat_map(|o| o.to_le_bytes()).collect();
+        let offs: Entries = (0..300_000i64).map(|i| i * 97 + (i % 11) * 3).collect();
+        let raw = offs.as_bytes();
         let mut one = vec![0u8; raw.len() + MAX_OVERHEAD];
-        let n = Compressor::new(index_cparams()).compress(&raw, &mut one).unwrap();
+        let n = Compressor::new(index_cparams()).compress(raw, &mut one).unwrap();
         one.truncate(n);
         assert!(raw.len() >= PARALLEL_INDEX_BYTES);
         assert_eq!(compress_index(&offs).unwrap(), one);
@@ -392,7 +394,7 @@ mod tests {
 
     #[test]
     fn big_index_round_trips() {
-        let offs: Vec<i64> = (0..10_000).map(|i| i * 1234).collect();
+        let offs: Entries = (0..10_000).map(|i| i * 1234).collect();
         let c = compress_index(&offs).unwrap();
         assert!(c.len() < offs.len() * 8);
         assert_eq!(decompress_index(&c, offs.len()).unwrap(), offs);

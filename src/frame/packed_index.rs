@@ -13,6 +13,9 @@ use crate::chunk::header::ChunkHeader;
 use crate::chunk::DecompressParams;
 use crate::error::{Error, Result};
 
+use super::entries::Entries;
+use super::offsets::decompress_index;
+
 /// Indexes with fewer entries than this are decoded at open: small enough not to matter,
 /// and cheaper to read.
 pub const PACK_FROM_ENTRIES: usize = 1 << 17;
@@ -99,8 +102,10 @@ impl PackedIndex {
     }
 
     /// Every entry, decoded into a list (to edit them).
-    pub fn to_vec(&self) -> Vec<i64> {
-        self.iter().collect()
+    pub fn to_vec(&self) -> Entries {
+        // One pass over the whole chunk (it decoded completely when it was made); block by
+        // block only if that fails.
+        decompress_index(&self.chunk, self.len).unwrap_or_else(|_| self.iter().collect())
     }
 
     fn decode(&self, cache: &mut Cache, b: usize) -> Result<()> {
@@ -148,20 +153,21 @@ mod tests {
 
     #[test]
     fn entries_read_as_written_in_any_order() {
-        let offs: Vec<i64> = (0..20_000i64).map(|i| i * 97 + (i % 5)).collect();
+        let offs: Entries = (0..20_000i64).map(|i| i * 97 + (i % 5)).collect();
         let p = PackedIndex::new(compress_index(&offs).unwrap(), offs.len()).unwrap();
         assert_eq!(p.len(), offs.len());
         for n in [19_999, 0, 2047, 2048, 10_001, 5] {
-            assert_eq!(p.get(n), Some(offs[n]), "entry {n}");
+            assert_eq!(p.get(n), offs.get(n), "entry {n}");
         }
         assert_eq!(p.get(20_000), None);
         assert_eq!(p.to_vec(), offs);
+        assert!(p.iter().eq(offs.iter()));
         assert_eq!(p.clone(), p);
     }
 
     #[test]
     fn a_damaged_or_mis_sized_index_is_refused() {
-        let offs: Vec<i64> = (0..5000).map(|i| i * 1_000_003 % 7919).collect();
+        let offs: Entries = (0..5000).map(|i| i * 1_000_003 % 7919).collect();
         let good = compress_index(&offs).unwrap();
         assert!(PackedIndex::new(good.clone(), offs.len() + 1).is_err());
         let mut bad = good.clone();

@@ -1,0 +1,174 @@
+//! The decoded entries of a frame index, held as the bytes the index chunk stores: one
+//! little-endian `i64` per chunk.
+//!
+//! Every change of a frame compresses its whole index again. Holding the entries as those
+//! bytes lets the compressor read them where they are; a list of `i64` first had to be
+//! converted into a fresh buffer of the same size, which at 10^6 chunks (8 MB) cost about a
+//! quarter of each update of a frame file on this project's VM, most of it faulting in the
+//! new buffer's pages.
+
+/// Index entries, little-endian `i64`s back to back (see the module documentation).
+#[derive(Clone, Default, PartialEq, Eq)]
+pub struct Entries(Vec<u8>);
+
+const W: usize = 8;
+
+impl Entries {
+    /// Entries from their stored bytes; `None` when the length is not a whole number of
+    /// entries.
+    pub fn from_bytes(bytes: Vec<u8>) -> Option<Entries> {
+        (bytes.len() % W == 0).then_some(Entries(bytes))
+    }
+
+    /// `len` copies of `entry`.
+    pub fn repeat(entry: i64, len: usize) -> Entries {
+        Entries(entry.to_le_bytes().repeat(len))
+    }
+
+    /// The stored bytes.
+    pub fn as_bytes(&self) -> &[u8] {
+        &self.0
+    }
+
+    /// Number of entries.
+    pub fn len(&self) -> usize {
+        self.0.len() / W
+    }
+
+    /// Whether there is no entry.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    fn span(n: usize) -> std::ops::Range<usize> {
+        n * W..n * W + W
+    }
+
+    /// Entry `n`; `None` past the end.
+    pub fn get(&self, n: usize) -> Option<i64> {
+        let b: [u8; W] = self.0.get(Self::span(n))?.try_into().ok()?;
+        Some(i64::from_le_bytes(b))
+    }
+
+    /// Replace entry `n` with `v` and return what it was.
+    ///
+    /// # Panics
+    /// When `n` is out of range, as indexing a list does.
+    pub fn replace(&mut self, n: usize, v: i64) -> i64 {
+        let slot = &mut self.0[Self::span(n)];
+        let was = i64::from_le_bytes((&*slot).try_into().expect("8 bytes"));
+        slot.copy_from_slice(&v.to_le_bytes());
+        was
+    }
+
+    /// Insert `v` before entry `n` (`n == len()` appends).
+    ///
+    /// # Panics
+    /// When `n > len()`, as `Vec::insert` does.
+    pub fn insert(&mut self, n: usize, v: i64) {
+        assert!(n <= self.len(), "index entry {n} out of range");
+        let at = n * W;
+        self.0.splice(at..at, v.to_le_bytes());
+    }
+
+    /// Append `v`.
+    pub fn push(&mut self, v: i64) {
+        self.0.extend_from_slice(&v.to_le_bytes());
+    }
+
+    /// Remove entry `n` and return it.
+    ///
+    /// # Panics
+    /// When `n` is out of range, as `Vec::remove` does.
+    pub fn remove(&mut self, n: usize) -> i64 {
+        let was = self.get(n).expect("index entry out of range");
+        self.0.drain(Self::span(n));
+        was
+    }
+
+    /// Every entry, in order.
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = i64> + '_ {
+        self.0.chunks_exact(W).map(|b| i64::from_le_bytes(b.try_into().expect("8 bytes")))
+    }
+
+    /// Add `delta` to every stored entry (non-negative) above `above` except entry `skip`,
+    /// recording each changed entry's old value in `undo`.
+    pub fn shift_above(&mut self, above: i64, delta: i64, skip: usize, undo: &mut Vec<(usize, i64)>) {
+        if delta == 0 {
+            return;
+        }
+        for (i, b) in self.0.chunks_exact_mut(W).enumerate() {
+            let o = i64::from_le_bytes((&*b).try_into().expect("8 bytes"));
+            if i != skip && o >= 0 && o > above {
+                undo.push((i, o));
+                b.copy_from_slice(&(o + delta).to_le_bytes());
+            }
+        }
+    }
+
+    /// Put back the old values `undo` recorded, last change first.
+    pub fn restore(&mut self, undo: Vec<(usize, i64)>) {
+        for (i, o) in undo.into_iter().rev() {
+            self.replace(i, o);
+        }
+    }
+}
+
+impl FromIterator<i64> for Entries {
+    fn from_iter<I: IntoIterator<Item = i64>>(iter: I) -> Entries {
+        Entries(iter.into_iter().flat_map(i64::to_le_bytes).collect())
+    }
+}
+
+impl std::fmt::Debug for Entries {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every edit, checked against the same edits on a plain list.
+    #[test]
+    fn edits_match_a_list() {
+        let mut list: Vec<i64> = vec![0, 96, -1, 1 << 40, 7];
+        let mut e: Entries = list.iter().copied().collect();
+        assert_eq!(e.len(), 5);
+        assert_eq!(e.as_bytes().len(), 40);
+        e.insert(2, 55);
+        list.insert(2, 55);
+        e.insert(6, -9);
+        list.insert(6, -9);
+        e.push(123);
+        list.push(123);
+        assert_eq!(e.remove(0), list.remove(0));
+        assert_eq!(e.replace(3, 4), std::mem::replace(&mut list[3], 4));
+        assert_eq!(e.iter().collect::<Vec<_>>(), list);
+        assert_eq!((0..list.len()).map(|i| e.get(i)).collect::<Vec<_>>(), list.iter().map(|&v| Some(v)).collect::<Vec<_>>());
+        assert_eq!(e.get(list.len()), None);
+        assert_eq!(Entries::from_bytes(e.as_bytes().to_vec()), Some(e.clone()));
+        assert_eq!(Entries::from_bytes(vec![0; 9]), None);
+        assert_eq!(Entries::repeat(-5, 3).iter().collect::<Vec<_>>(), vec![-5; 3]);
+    }
+
+    #[test]
+    fn shifts_are_undone_exactly() {
+        let before: Entries = [0i64, 100, 200, -1, 300, 100].into_iter().collect();
+        let mut e = before.clone();
+        let mut undo = Vec::new();
+        e.shift_above(100, -40, 4, &mut undo);
+        assert_eq!(e.iter().collect::<Vec<_>>(), vec![0, 100, 160, -1, 300, 100]);
+        e.replace(1, 7);
+        undo.push((1, 100));
+        e.restore(undo);
+        assert_eq!(e, before);
+    }
+
+    #[test]
+    #[should_panic]
+    fn inserting_past_the_end_panics_as_a_list_does() {
+        Entries::repeat(1, 2).insert(3, 0);
+    }
+}

@@ -4,8 +4,8 @@
 //! caller edits of its fields taken in (`Handle::absorb`): the bookkeeping half of
 //! `ffi/schunk.rs`, whose other half is the exported functions.
 
-use std::cell::RefCell;
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock, RwLock};
 
 use libc::{c_int, c_void};
@@ -47,7 +47,39 @@ pub struct Handle {
 // the handle's mutex.
 unsafe impl Send for Handle {}
 
-pub(crate) type Shared = Arc<Mutex<Handle>>;
+pub(crate) type Shared = Arc<Slot>;
+
+/// A handle and the thread that holds it locked right now, so that code run under the lock
+/// (an I/O backend's callbacks) that calls back into the same super-chunk gets an error
+/// instead of waiting for itself. (A per-thread list of held handles, searched and edited
+/// on every call, took about a tenth of a small chunk's read.)
+pub(crate) struct Slot {
+    /// The locking thread's [`thread_token`], 0 when unlocked. Only the holder writes it
+    /// while it holds the lock, and clears it before unlocking, so a thread finds its own
+    /// token here exactly when it holds the lock.
+    owner: AtomicUsize,
+    handle: Mutex<Handle>,
+}
+
+impl Slot {
+    pub(crate) fn new(h: Handle) -> Slot {
+        Slot { owner: AtomicUsize::new(0), handle: Mutex::new(h) }
+    }
+}
+
+impl std::ops::Deref for Slot {
+    type Target = Mutex<Handle>;
+    fn deref(&self) -> &Mutex<Handle> {
+        &self.handle
+    }
+}
+
+/// A non-zero number no other live thread has: its `pthread_t`, read without a
+/// thread-local access.
+fn thread_token() -> usize {
+    // SAFETY: pthread_self has no preconditions and cannot fail.
+    (unsafe { libc::pthread_self() }) as usize | 1
+}
 
 /// Hashes the addresses that key the handle table: they are unique already, so one
 /// multiply spreads them (SipHash cost a fifth of a small chunk's read).
@@ -88,17 +120,10 @@ pub(crate) fn lookup(schunk: *const blosc2_schunk) -> Option<Shared> {
     t.get(&(schunk as usize)).cloned()
 }
 
-thread_local! {
-    /// The handles this thread has locked right now. Code run under a handle's lock (an I/O
-    /// backend's callbacks) that calls back into the same super-chunk gets an error instead
-    /// of waiting for itself.
-    static LOCKED_HERE: RefCell<Vec<usize>> = const { RefCell::new(Vec::new()) };
-}
-
 /// A handle locked by this thread (see [`lock`]).
 pub(crate) struct Locked<'a> {
     guard: MutexGuard<'a, Handle>,
-    key: usize,
+    owner: &'a AtomicUsize,
 }
 
 impl std::ops::Deref for Locked<'_> {
@@ -116,12 +141,8 @@ impl std::ops::DerefMut for Locked<'_> {
 
 impl Drop for Locked<'_> {
     fn drop(&mut self) {
-        LOCKED_HERE.with(|l| {
-            let mut l = l.borrow_mut();
-            if let Some(i) = l.iter().rposition(|&k| k == self.key) {
-                l.remove(i);
-            }
-        });
+        // Before the guard unlocks (fields drop after this).
+        self.owner.store(0, Ordering::Relaxed);
     }
 }
 
@@ -132,14 +153,14 @@ impl Drop for Locked<'_> {
 /// callback, run with it released (see [`crate::schunk::Holder`]), so those callbacks may
 /// use this super-chunk freely. Only I/O backend callbacks run under it.
 pub(crate) fn lock(shared: &Shared) -> Result<Locked<'_>> {
-    let key = Arc::as_ptr(shared) as usize;
-    if LOCKED_HERE.with(|l| l.borrow().contains(&key)) {
+    let me = thread_token();
+    if shared.owner.load(Ordering::Relaxed) == me {
         return Err(Error::Lock);
     }
-    let mut guard = shared.lock().unwrap_or_else(|e| e.into_inner());
-    LOCKED_HERE.with(|l| l.borrow_mut().push(key));
+    let mut guard = shared.handle.lock().unwrap_or_else(|e| e.into_inner());
+    shared.owner.store(me, Ordering::Relaxed);
     guard.absorb();
-    Ok(Locked { guard, key })
+    Ok(Locked { guard, owner: &shared.owner })
 }
 
 /// Run `f` on the handle of `schunk` (for other C-layer modules such as b2nd), then refresh
@@ -683,7 +704,7 @@ pub fn register(
     // On failure dropping the handle frees everything made so far.
     h.sync()?;
     super::lazy_readers::publish(public as *const c_void, h.sc.decompressor().lazy.clone());
-    table().write().unwrap_or_else(|e| e.into_inner()).insert(public as usize, Arc::new(Mutex::new(h)));
+    table().write().unwrap_or_else(|e| e.into_inner()).insert(public as usize, Arc::new(Slot::new(h)));
     Ok(public)
 }
 

@@ -529,7 +529,7 @@ pub(crate) const DATA_PAGE: usize = 4096;
 /// several edits between two views) rewrite the whole array.
 pub(crate) fn publish_chunk_addresses(
     s: &mut blosc2_schunk,
-    chunks: &[crate::schunk::MemChunk],
+    chunks: &crate::schunk::ChunkList,
     (edits, last): (u64, ChunkEdit),
     view: &mut (usize, u64),
 ) -> bool {
@@ -569,7 +569,7 @@ pub(crate) fn publish_chunk_addresses(
         return true;
     }
     let start = if view.1 == edits { view.0.min(chunks.len()) } else { 0 };
-    for (slot, chunk) in slots[start..chunks.len()].iter_mut().zip(&chunks[start..]) {
+    for (slot, chunk) in slots[start..chunks.len()].iter_mut().zip(chunks.iter_from(start)) {
         // C only reads through these; the chunks stay owned (and freed) by the super-chunk.
         *slot = chunk.as_ptr() as *mut u8;
     }

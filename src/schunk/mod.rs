@@ -7,6 +7,7 @@
 //! counts stored bytes (in a contiguous frame, the payload length, which keeps the bytes of
 //! deleted chunks as the reference does).
 
+mod chunk_list;
 mod engines;
 pub mod meta;
 mod slice;
@@ -15,6 +16,8 @@ mod sparse;
 use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+
+pub use chunk_list::ChunkList;
 
 use crate::chunk::compress::Compressor;
 use crate::chunk::decompress::Decompressor;
@@ -51,7 +54,7 @@ pub struct StorageSpec {
 enum Store {
     /// Separate chunks in memory, shared so that a chunk can be decompressed while the
     /// super-chunk itself is released (see [`Holder`]).
-    Memory(Vec<MemChunk>),
+    Memory(ChunkList),
     Frame(Box<Frame>),
 }
 
@@ -213,7 +216,7 @@ impl SuperChunk {
             flags2: 0,
             metalayers: Vec::new(),
             vlmetalayers: Vec::new(),
-            store: Store::Memory(Vec::new()),
+            store: Store::Memory(ChunkList::default()),
             urlpath: storage.urlpath.clone(),
             memory_edits: 0,
             last_memory_edit: ChunkEdit::Other,
@@ -363,7 +366,7 @@ impl SuperChunk {
     /// The chunks of a super-chunk kept as separate chunks in memory (`None` for frames),
     /// with the count of edits that moved or replaced them (appends leave earlier chunks,
     /// and their addresses, untouched).
-    pub fn memory_chunks(&self) -> Option<(&[MemChunk], u64)> {
+    pub fn memory_chunks(&self) -> Option<(&ChunkList, u64)> {
         match &self.store {
             Store::Memory(v) => Some((v, self.memory_edits)),
             Store::Frame(_) => None,
@@ -817,7 +820,9 @@ impl SuperChunk {
         self.cbytes += self.stored_cbytes(chunk, cbytes);
         match &mut self.store {
             Store::Memory(v) => {
-                v.insert(n as usize, mem_chunk(chunk));
+                // `n` was checked against the count above.
+                let inserted = v.insert(n as usize, mem_chunk(chunk));
+                debug_assert!(inserted);
                 self.note_memory_edit(ChunkEdit::Insert(n as usize));
             }
             Store::Frame(_) => {
@@ -861,7 +866,9 @@ impl SuperChunk {
         self.cbytes += self.stored_cbytes(chunk, cbytes) - old_stored;
         match &mut self.store {
             Store::Memory(v) => {
-                v[idx] = mem_chunk(chunk);
+                if let Some(slot) = v.get_mut(idx) {
+                    *slot = mem_chunk(chunk);
+                }
                 self.note_memory_edit(ChunkEdit::Replace(idx));
             }
             Store::Frame(_) => {
@@ -935,8 +942,8 @@ impl SuperChunk {
         }
         match &mut self.store {
             Store::Memory(v) => {
-                let mut old: Vec<Option<MemChunk>> = v.drain(..).map(Some).collect();
-                v.extend(ord.iter().filter_map(|&o| old[o].take()));
+                let mut old: Vec<Option<MemChunk>> = v.take_all().into_iter().map(Some).collect();
+                *v = ord.iter().filter_map(|&o| old[o].take()).collect();
                 self.note_memory_edit(ChunkEdit::Other);
             }
             Store::Frame(_) => {
@@ -1132,7 +1139,7 @@ impl SuperChunk {
     pub fn from_buffer_copy(bytes: &[u8]) -> Result<SuperChunk> {
         // The chunks are copied straight from `bytes`; the frame keeps only its metadata.
         let frame = Frame::open_skeleton(bytes)?;
-        let mut chunks: Vec<MemChunk> = Vec::with_capacity(frame.nchunks());
+        let mut chunks = ChunkList::default();
         let mut cbytes = 0i64;
         let mut nbytes = 0i64;
         let mut blocksize = None;
@@ -1148,12 +1155,12 @@ impl SuperChunk {
             };
             // Runs of equal special chunks (a frame of a million zero chunks, say) share
             // one copy: a chunk costs its pointer, not an allocation each.
-            match chunks.last() {
+            match chunks.len().checked_sub(1).and_then(|last| chunks.get(last)) {
                 Some(prev) if c.len() <= 64 && prev[..] == c[..] => chunks.push(prev.clone()),
                 _ => chunks.push(mem_chunk(&c)),
             }
         }
-        let flags2 = chunks.first().map_or(0, |c| chunk_flags2(c));
+        let flags2 = chunks.get(0).map_or(0, |c| chunk_flags2(c));
         let mut s = Self::with_frame(frame, None, flags2);
         // The copy must hold what the frame header says it holds; the reference refuses a
         // frame whose chunks decode to another size (only when copying, as here).

@@ -298,6 +298,9 @@ fn parse_stored(store: &mut dyn Storage, base: u64, kind: &FrameKind) -> Result<
     Ok(Parsed { header, trailer, offsets, payload_len, has_index, len: frame_len })
 }
 
+/// Index entries a change edited, with their old values, in the order it edited them.
+type Undo = Vec<(usize, i64)>;
+
 /// A compressed chunk's `(nbytes, cbytes)`, validated.
 pub fn chunk_sizes(chunk: &[u8]) -> Result<(i32, i32)> {
     let h = ChunkHeader::read_min(chunk)?;
@@ -806,15 +809,11 @@ impl Frame {
     /// its state: `f` records in the list it is given the old value of every index entry it
     /// changes (a whole copy of a large index, taken beforehand, cost as much as compressing
     /// it).
-    fn journaled(&mut self, f: impl FnOnce(&mut Frame, &mut Vec<(usize, i64)>) -> Result<()>) -> Result<()> {
-        let mut undo = Vec::new();
+    fn journaled(&mut self, f: impl FnOnce(&mut Frame, &mut Undo) -> Result<()>) -> Result<()> {
         if self.pending.is_some() || !self.journal_applies()? {
-            let r = f(self, &mut undo);
-            if r.is_err() && !undo.is_empty() {
-                self.offsets.entries_mut().restore(undo);
-            }
-            return r;
+            return self.undone_on_error(f);
         }
+        let mut undo = Vec::new();
         let saved = (self.header.clone(), self.trailer.clone(), self.payload_len, self.has_index, self.len);
         let old_end = self.store.len()?;
         self.pending = Some(journal::Change { writes: Vec::new(), final_len: old_end });
@@ -881,23 +880,29 @@ impl Frame {
     /// payload after it shifted; a sparse frame rewrites the chunk file.
     pub fn update(&mut self, n: usize, chunk: &[u8]) -> Result<()> {
         if self.is_sparse() {
-            let mut undo = Vec::new();
-            let r = self.update_unjournaled(n, chunk, &mut undo);
-            if r.is_err() && !undo.is_empty() {
-                self.offsets.entries_mut().restore(undo);
-            }
-            return r;
+            return self.undone_on_error(|f, undo| f.update_unjournaled(n, chunk, undo));
         }
         // Rewriting in place overwrites bytes a reader needs: through the journal.
         self.journaled(|f, undo| f.update_unjournaled(n, chunk, undo))
     }
 
+    /// Run `f`, which records in the list it is given the old value of each index entry it
+    /// changes; when it fails, put those entries back.
+    fn undone_on_error(&mut self, f: impl FnOnce(&mut Frame, &mut Undo) -> Result<()>) -> Result<()> {
+        let mut undo = Vec::new();
+        let r = f(self, &mut undo);
+        if r.is_err() && !undo.is_empty() {
+            self.offsets.entries_mut().restore(undo);
+        }
+        r
+    }
+
     /// Set entry `n` to `v`, its old value recorded in `undo`.
-    fn set_entry(&mut self, n: usize, v: i64, undo: &mut Vec<(usize, i64)>) {
+    fn set_entry(&mut self, n: usize, v: i64, undo: &mut Undo) {
         undo.push((n, self.offsets.entries_mut().replace(n, v)));
     }
 
-    fn update_unjournaled(&mut self, n: usize, chunk: &[u8], undo: &mut Vec<(usize, i64)>) -> Result<()> {
+    fn update_unjournaled(&mut self, n: usize, chunk: &[u8], undo: &mut Undo) -> Result<()> {
         let old = self.location(n)?;
         let special = offsets::storable_special(chunk);
         let (_, cbytes) = chunk_sizes(chunk)?;

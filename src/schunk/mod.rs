@@ -64,7 +64,8 @@ enum Store {
 /// super-chunks' memory in glibc's heap instead of returning it. (A chunk copied from bytes
 /// handed in so takes two allocations. Holding those as `Arc<[u8]>`, one allocation, beside
 /// the built ones made the stored handle three times as wide, and deletes in the middle of
-/// 10^6 chunks, which move every later handle, 1.5-2 times as slow: measured, not kept.)
+/// 10^6 chunks, which then moved every later handle, 1.5-2 times as slow; tried again once
+/// [`ChunkList`] stopped moving them, it opened 10^6 copied chunks no faster beyond noise.)
 pub type MemChunk = Arc<Vec<u8>>;
 
 /// A stored copy of chunk bytes handed in by reference.

@@ -12,6 +12,7 @@ use std::borrow::Cow;
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use super::entries::Undo;
 use super::journal;
 use super::header::{FrameHeader, FrameType, HEADER_MINLEN, POS_FRAME_LEN};
 use super::io::{fs_opener, KeptFile, MemStorage, Opener, RecordingSlice, Storage};
@@ -297,9 +298,6 @@ fn parse_stored(store: &mut dyn Storage, base: u64, kind: &FrameKind) -> Result<
     }
     Ok(Parsed { header, trailer, offsets, payload_len, has_index, len: frame_len })
 }
-
-/// Index entries a change edited, with their old values, in the order it edited them.
-type Undo = Vec<(usize, i64)>;
 
 /// A compressed chunk's `(nbytes, cbytes)`, validated.
 pub fn chunk_sizes(chunk: &[u8]) -> Result<(i32, i32)> {

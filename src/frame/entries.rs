@@ -7,6 +7,9 @@
 //! quarter of each update of a frame file on this project's VM, most of it faulting in the
 //! new buffer's pages.
 
+/// Index entries a change edited, with their old values, in the order it edited them.
+pub type Undo = Vec<(usize, i64)>;
+
 /// Index entries, little-endian `i64`s back to back (see the module documentation).
 #[derive(Clone, Default, PartialEq, Eq)]
 pub struct Entries(Vec<u8>);
@@ -93,7 +96,7 @@ impl Entries {
 
     /// Add `delta` to every stored entry (non-negative) above `above` except entry `skip`,
     /// recording each changed entry's old value in `undo`.
-    pub fn shift_above(&mut self, above: i64, delta: i64, skip: usize, undo: &mut Vec<(usize, i64)>) {
+    pub fn shift_above(&mut self, above: i64, delta: i64, skip: usize, undo: &mut Undo) {
         if delta == 0 {
             return;
         }
@@ -107,7 +110,7 @@ impl Entries {
     }
 
     /// Put back the old values `undo` recorded, last change first.
-    pub fn restore(&mut self, undo: Vec<(usize, i64)>) {
+    pub fn restore(&mut self, undo: Undo) {
         for (i, o) in undo.into_iter().rev() {
             self.replace(i, o);
         }

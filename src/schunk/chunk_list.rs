@@ -41,6 +41,11 @@ impl ChunkList {
         self.blocks.get(n >> SHIFT)?.get(n & MASK)
     }
 
+    /// The last chunk; `None` when there is none.
+    pub fn last(&self) -> Option<&MemChunk> {
+        self.blocks.last()?.back()
+    }
+
     /// Chunk `n`, to replace it; `None` past the end.
     pub fn get_mut(&mut self, n: usize) -> Option<&mut MemChunk> {
         self.blocks.get_mut(n >> SHIFT)?.get_mut(n & MASK)
@@ -178,6 +183,7 @@ mod tests {
                 assert_eq!(ids(list.iter_from(n)), want[n.min(want.len())..], "from {n}");
             }
             assert!(list.get(want.len()).is_none());
+            assert_eq!(list.last().map(|c| u64::from_le_bytes(c[..8].try_into().unwrap())), want.last().copied());
         };
         check(&list, &want);
         // usize::MAX: after the last chunk.

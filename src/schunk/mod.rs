@@ -1156,7 +1156,7 @@ impl SuperChunk {
             };
             // Runs of equal special chunks (a frame of a million zero chunks, say) share
             // one copy: a chunk costs its pointer, not an allocation each.
-            match chunks.len().checked_sub(1).and_then(|last| chunks.get(last)) {
+            match chunks.last() {
                 Some(prev) if c.len() <= 64 && prev[..] == c[..] => chunks.push(prev.clone()),
                 _ => chunks.push(mem_chunk(&c)),
             }

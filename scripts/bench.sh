@@ -17,8 +17,10 @@ ours=(); refs=()
 if [[ " $parts " == *" codecs "* ]]; then
 : > target/bench/pair.log  # which file each side's calls came from (dladdr), per run
 # Both libraries in one process (bench pair: dlopen'd side by side), each configuration
-# measured with one library and then the other before the next, codec by codec, swapping
-# which goes first every round. Separate processes per library (as before 2026-11-28) moved
+# measured with both before the next, codec by codec, the two libraries taking turns in
+# slices of about a twentieth of a second within each measurement (bench.c's measure_turns;
+# since 2026-11-29: before, all of one library's calls and then the other's, so a slow spell
+# of the machine fell on one side), swapping which goes first every round. Separate processes per library (as before 2026-11-28) moved
 # by 10-30% between rounds on this shared machine; compare.py keeps each configuration's
 # median speed over the rounds (the best when there are fewer than three).
 for i in $(seq 1 "$runs"); do

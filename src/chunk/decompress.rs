@@ -84,6 +84,53 @@ pub struct ChunkView<'a> {
     /// the view is returned by value on every call, and in place the trailer doubled its
     /// size (a 204-byte copy per decompression of an in-memory chunk).
     lazy: Option<Box<LazyTrailer<'a>>>,
+    /// How every block is decoded, worked out once per chunk rather than per block (a
+    /// small chunk's blocks cost as much to set up as to copy).
+    plan: BlockPlan,
+}
+
+/// What the header says about decoding every block of a chunk.
+#[derive(Clone, Copy)]
+struct BlockPlan {
+    /// The filters to undo, last applied first, with their metadata (no-ops and truncation,
+    /// which has nothing to undo, left out); the first `nstages` entries count.
+    stages: [(u8, u8); MAX_FILTERS],
+    nstages: u8,
+    /// No filter but delta (or none): streams are decoded straight into the destination.
+    direct: bool,
+    /// Whether full blocks are split in `typesize` streams. Blosc1-format chunks (version
+    /// <= 2), written before the "don't split" flag existed, were split only for small
+    /// types, and c-blosc 1.x readers apply the same rule; dictionary chunks split like any
+    /// other (c-blosc2 3.x writes split zstd dictionary chunks).
+    split: bool,
+    /// Delta is among the filters: blocks decode against block 0.
+    delta: bool,
+}
+
+impl BlockPlan {
+    #[inline(always)]
+    fn new(header: &ChunkHeader, typesize: usize, blocksize: usize) -> BlockPlan {
+        let mut stages = [(0u8, 0u8); MAX_FILTERS];
+        let mut nstages = 0;
+        let mut direct = true;
+        let mut delta = false;
+        for i in (0..MAX_FILTERS).rev() {
+            let f = header.filters[i];
+            if f != NOFILTER && f != TRUNC_PREC {
+                stages[nstages] = (f, header.filters_meta[i]);
+                nstages += 1;
+                direct &= f == DELTA;
+            }
+            delta |= f == DELTA;
+        }
+        let legacy_unsplit =
+            !header.extended && (typesize > 16 || blocksize / typesize.max(1) < MIN_BUFFERSIZE as usize);
+        BlockPlan { stages, nstages: nstages as u8, direct, split: !header.dont_split() && !legacy_unsplit, delta }
+    }
+
+    fn stages(&self) -> &[(u8, u8)] {
+        &self.stages[..self.nstages as usize]
+    }
 }
 
 fn get_i32(src: &[u8], at: usize) -> Result<i32> {
@@ -120,6 +167,7 @@ impl<'a> ChunkView<'a> {
         if !header.memcpyed_sizes_agree() {
             return Err(Error::Data);
         }
+        let plan = BlockPlan::new(&header, typesize, blocksize);
         let mut view = ChunkView {
             src,
             header,
@@ -134,6 +182,7 @@ impl<'a> ChunkView<'a> {
             dict: ChunkDict::None,
             vl: None,
             lazy: None,
+            plan,
         };
         let max_lazy_csize = blocksize as i64 + 4 * typesize as i64;
         if special != Special::None || memcpyed || nbytes == 0 {
@@ -229,7 +278,7 @@ impl<'a> ChunkView<'a> {
     }
 
     fn has_delta(&self) -> bool {
-        self.header.filters.contains(&DELTA)
+        self.plan.delta
     }
 }
 
@@ -649,6 +698,7 @@ struct BlockDecoder<'a> {
 
 impl BlockDecoder<'_> {
     /// Decode block `j` into `out` (exactly the block's length).
+    #[inline]
     fn decode_block(
         &self,
         view: &ChunkView<'_>,
@@ -658,10 +708,28 @@ impl BlockDecoder<'_> {
         dref: Option<&[u8]>,
         sc: &mut Scratch,
     ) -> Result<()> {
+        match self.postfilter {
+            Some(pf) => self.decode_block_postfiltered(pf, view, j, tid, out, dref, sc),
+            None => self.decode_block_raw(view, j, out, dref, sc),
+        }
+    }
+
+    /// Decode block `j` into scratch, then let the postfilter write the destination.
+    #[cold]
+    #[allow(clippy::too_many_arguments)]
+    fn decode_block_postfiltered(
+        &self,
+        pf: &dyn Postfilter,
+        view: &ChunkView<'_>,
+        j: usize,
+        tid: usize,
+        out: &mut [u8],
+        dref: Option<&[u8]>,
+        sc: &mut Scratch,
+    ) -> Result<()> {
         let bsize = out.len();
         let offset = view.block_offset(j);
-        if let Some(pf) = self.postfilter {
-            // Decode into scratch, then let the postfilter write the destination.
+        {
             let mut tmp = std::mem::take(&mut sc.block);
             tmp.resize(bsize, 0);
             let r = self.decode_block_raw(view, j, &mut tmp, dref, sc);
@@ -681,9 +749,8 @@ impl BlockDecoder<'_> {
                 }
             });
             sc.block = tmp;
-            return r;
+            r
         }
-        self.decode_block_raw(view, j, out, dref, sc)
     }
 
     fn decode_block_raw(
@@ -755,12 +822,7 @@ impl BlockDecoder<'_> {
             }
         };
         let leftoverblock = view.vl.is_none() && view.leftover > 0 && j + 1 == view.nblocks;
-        // Blosc1-format chunks (version <= 2) written before the "don't split" flag existed
-        // were split only for small types; c-blosc 1.x readers apply the same rule.
-        let legacy_unsplit = !view.header.extended
-            && (view.typesize > 16 || view.blocksize / view.typesize.max(1) < MIN_BUFFERSIZE as usize);
-        // Dictionary chunks split like any other (c-blosc2 3.x writes split zstd dict chunks).
-        let nstreams = if view.vl.is_none() && !view.header.dont_split() && !legacy_unsplit && !leftoverblock {
+        let nstreams = if view.vl.is_none() && view.plan.split && !leftoverblock {
             view.typesize
         } else {
             1
@@ -777,19 +839,10 @@ impl BlockDecoder<'_> {
             format_version: view.header.version,
             call: self.call,
         };
-        let mut stage_buf = [(0u8, 0u8); MAX_FILTERS];
-        let mut nstages = 0;
-        for i in (0..MAX_FILTERS).rev() {
-            let f = view.header.filters[i];
-            if f != NOFILTER && f != TRUNC_PREC {
-                stage_buf[nstages] = (f, view.header.filters_meta[i]);
-                nstages += 1;
-            }
-        }
-        let stages = &stage_buf[..nstages];
+        let stages = view.plan.stages();
         let Scratch { bufs, codec: cscratch, .. } = sc;
         // Streams go straight into `out` when no filter needs undoing.
-        let direct = stages.is_empty() || stages.iter().all(|s| s.0 == DELTA);
+        let direct = view.plan.direct;
         if !direct {
             bufs.ensure(bsize);
         }

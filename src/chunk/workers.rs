@@ -72,18 +72,28 @@ impl Workers {
     /// Make sure `n` threads and scratch areas exist; threads and areas persist between
     /// calls. (An area takes block buffers, those [`park`](Self::park) left included, when
     /// it first writes into them.)
+    ///
+    /// Inlined check: on every call but the first nothing is to be done.
+    #[inline]
     pub fn ensure(&mut self, n: usize) -> Result<()> {
         let n = n.max(1);
+        if self.scratch.len() >= n && (n == 1 || self.has_pool_of(n)) {
+            return Ok(());
+        }
         while self.scratch.len() < n {
             self.scratch.push(Mutex::new(SPARE.take()));
         }
         self.ensure_pool(n)
     }
 
+    fn has_pool_of(&self, n: usize) -> bool {
+        self.pool.as_ref().map(|p| p.nthreads()) == Some(n)
+    }
+
     /// Make sure `n` threads exist, without scratch areas (for callers that keep their own).
     pub fn ensure_pool(&mut self, n: usize) -> Result<()> {
         let n = n.max(1);
-        if n > 1 && self.pool.as_ref().map(|p| p.nthreads()) != Some(n) {
+        if n > 1 && !self.has_pool_of(n) {
             if let Some(old) = self.pool.take() {
                 spare::give_pool(old);
             }

@@ -270,3 +270,225 @@ impl<'a> Reserved<'a> {
         self.next.load(std::sync::atomic::Ordering::Relaxed).min(self.len)
     }
 }
+
+/// Blocks of one chunk written into their places in block order (each right after the one
+/// before), while several workers are still compressing others. A block's place is known
+/// once the sizes of all blocks before it are: a worker reports each block's size, then
+/// copies into the chunk every block of its own whose place has become known, while it is
+/// still in its cache (copying them all once every block was compressed read them back
+/// from memory, and took another wake-up of the workers). The chunk is the same as a
+/// serial compression's. Blocks are copied early only once the chunk is sure to fit (the
+/// sizes reported plus the bounds of the blocks not reported yet): a chunk that ends up
+/// not fitting is stored otherwise, and copies into it would be wasted.
+pub struct Ordered<'a> {
+    ptr: *mut u8,
+    len: usize,
+    /// Blocks before this one may be placed: their places are known and the chunk is sure
+    /// to fit. Read without the lock, so that workers asking for blocks that must still
+    /// wait do not contend for it (they ask after every block they compress).
+    ready: std::sync::atomic::AtomicUsize,
+    state: Mutex<OrderedState>,
+    _buf: std::marker::PhantomData<&'a mut [u8]>,
+}
+
+struct OrderedState {
+    /// Each block's size once reported.
+    sizes: Vec<Option<usize>>,
+    /// Each block's offset, for blocks before `known`.
+    starts: Vec<usize>,
+    placed: Vec<bool>,
+    /// Blocks before this one have known places.
+    known: usize,
+    /// Where block `known` starts.
+    end: usize,
+    /// Where the blocks start, plus every size reported so far.
+    total: usize,
+    /// The most the blocks not reported yet can take.
+    unreported_bound: usize,
+    /// The blocks reported so far do not fit.
+    overflow: bool,
+}
+
+// SAFETY: workers reach the buffer only through `place`, which copies each block once into
+// a range no other block's range overlaps (offsets are sums of the sizes before); the
+// buffer is borrowed mutably (or, for `from_raw`, reserved by the caller) for 'a.
+unsafe impl Sync for Ordered<'_> {}
+// SAFETY: as above.
+unsafe impl Send for Ordered<'_> {}
+
+impl<'a> Ordered<'a> {
+    /// `nblocks` blocks placed one after the other in `buf[start..]`; `bound` is the most
+    /// they can take together.
+    pub fn new(buf: &'a mut [u8], start: usize, nblocks: usize, bound: usize) -> Ordered<'a> {
+        // SAFETY: a borrowed slice is valid for writes of its length for 'a.
+        unsafe { Ordered::from_raw(buf.as_mut_ptr(), buf.len(), start, nblocks, bound) }
+    }
+
+    /// As [`Ordered::new`], over `len` bytes at `ptr` that may not be initialized: they are
+    /// only ever written (never read or referenced) here.
+    ///
+    /// # Safety
+    /// `ptr` must be valid for writes of `len` bytes for 'a, and nothing else may access
+    /// `ptr[start..len]` meanwhile.
+    pub unsafe fn from_raw(ptr: *mut u8, len: usize, start: usize, nblocks: usize, bound: usize) -> Ordered<'a> {
+        let state = OrderedState {
+            sizes: vec![None; nblocks],
+            starts: vec![0; nblocks],
+            placed: vec![false; nblocks],
+            known: 0,
+            end: start,
+            total: start,
+            unreported_bound: bound,
+            overflow: start > len,
+        };
+        Ordered {
+            ptr,
+            len,
+            ready: std::sync::atomic::AtomicUsize::new(0),
+            state: Mutex::new(state),
+            _buf: std::marker::PhantomData,
+        }
+    }
+
+    fn state(&self) -> std::sync::MutexGuard<'_, OrderedState> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Record that block `j` takes `n` bytes of at most `bound`. False when the blocks
+    /// reported so far no longer fit in the buffer (the chunk will be stored otherwise), or
+    /// `j` was reported already or is out of range.
+    pub fn report(&self, j: usize, n: usize, bound: usize) -> bool {
+        let mut st = self.state();
+        let st = &mut *st;
+        if st.overflow || st.sizes.get(j).is_none_or(|s| s.is_some()) {
+            return false;
+        }
+        st.sizes[j] = Some(n);
+        st.total = st.total.saturating_add(n);
+        st.unreported_bound = st.unreported_bound.saturating_sub(bound);
+        if st.total > self.len {
+            st.overflow = true;
+            return false;
+        }
+        while let Some(&Some(size)) = st.sizes.get(st.known) {
+            st.starts[st.known] = st.end;
+            st.end += size;
+            st.known += 1;
+        }
+        if st.total.saturating_add(st.unreported_bound) <= self.len {
+            self.ready.store(st.known, std::sync::atomic::Ordering::Relaxed);
+        }
+        true
+    }
+
+    /// Copy block `j` (`bytes`, as long as reported) into its place. False when its place
+    /// is not known yet (a block before it has not been reported), or the chunk is not sure
+    /// to fit yet, or the block was placed already, or it does not match its report, or the
+    /// blocks overflowed.
+    pub fn place(&self, j: usize, bytes: &[u8]) -> bool {
+        if j >= self.ready.load(std::sync::atomic::Ordering::Relaxed) {
+            return false;
+        }
+        let at = {
+            let mut st = self.state();
+            // (Checked again under the lock: `ready` is only a hint.)
+            let sure_to_fit = st.total.saturating_add(st.unreported_bound) <= self.len;
+            if st.overflow || !sure_to_fit || j >= st.known || st.placed[j] || st.sizes[j] != Some(bytes.len()) {
+                return false;
+            }
+            st.placed[j] = true;
+            st.starts[j]
+        };
+        // SAFETY: [at, at + len) lies within the buffer (`report` refused sizes passing its
+        // end, and `at` is the sum of the sizes before block j plus the start), overlaps no
+        // other block's range, and is written by this call only (`placed`); `bytes` is not
+        // in the buffer (it is a worker's own copy of the block).
+        unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), self.ptr.add(at), bytes.len()) };
+        true
+    }
+
+    /// Once every block was placed: each block's offset, and where the last one ends.
+    pub fn finish(self) -> Option<(Vec<usize>, usize)> {
+        let st = self.state.into_inner().unwrap_or_else(|e| e.into_inner());
+        if st.overflow || st.placed.iter().any(|&p| !p) {
+            return None;
+        }
+        Some((st.starts, st.end))
+    }
+}
+
+#[cfg(test)]
+mod ordered_tests {
+    use super::*;
+
+    /// Blocks reported and placed by several threads in any order land one after the other
+    /// in block order; places are refused until known, and only once.
+    #[test]
+    fn blocks_land_in_block_order_whatever_the_order_of_reports() {
+        let sizes: Vec<usize> = (0..40).map(|j| 1 + (j * 37) % 50).collect();
+        let total: usize = sizes.iter().sum();
+        let mut buf = vec![0u8; 8 + total];
+        let o = Ordered::new(&mut buf, 8, sizes.len(), total);
+        assert!(!o.place(1, &vec![2; sizes[1]]), "not reported yet");
+        std::thread::scope(|s| {
+            for t in 0..4 {
+                let (o, sizes) = (&o, &sizes);
+                s.spawn(move || {
+                    // Each thread takes every fourth block, last first.
+                    let mine: Vec<usize> = (0..sizes.len()).rev().filter(|j| j % 4 == t).collect();
+                    let mut waiting = Vec::new();
+                    for &j in &mine {
+                        assert!(o.report(j, sizes[j], sizes[j]));
+                        waiting.push(j);
+                        waiting.retain(|&k| !o.place(k, &vec![k as u8 + 1; sizes[k]]));
+                    }
+                    while !waiting.is_empty() {
+                        waiting.retain(|&k| !o.place(k, &vec![k as u8 + 1; sizes[k]]));
+                        std::thread::yield_now();
+                    }
+                });
+            }
+        });
+        assert!(!o.place(3, &vec![4; sizes[3]]), "placed twice");
+        let (starts, end) = o.finish().expect("all placed");
+        assert_eq!(end, buf.len());
+        let mut at = 8;
+        for (j, &n) in sizes.iter().enumerate() {
+            assert_eq!(starts[j], at);
+            assert!(buf[at..at + n].iter().all(|&b| b == j as u8 + 1), "block {j}");
+            at += n;
+        }
+        assert!(buf[..8].iter().all(|&b| b == 0));
+    }
+
+    /// Until the blocks not reported yet could no longer make the chunk overflow, nothing
+    /// is copied.
+    #[test]
+    fn blocks_wait_until_the_chunk_is_sure_to_fit() {
+        let mut buf = vec![0u8; 20];
+        let o = Ordered::new(&mut buf, 0, 3, 30);
+        assert!(o.report(0, 5, 10));
+        assert!(!o.place(0, &[1; 5]), "5 + 20 of bounds > 20");
+        assert!(o.report(1, 5, 10));
+        assert!(o.place(0, &[1; 5]), "10 + 10 of bounds fit");
+        assert!(o.place(1, &[2; 5]));
+        assert!(o.report(2, 9, 10));
+        assert!(o.place(2, &[3; 9]));
+        assert_eq!(o.finish().map(|f| f.1), Some(19));
+        assert_eq!(&buf[..20], &[1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3, 3, 0]);
+    }
+
+    #[test]
+    fn blocks_that_do_not_fit_are_refused() {
+        let mut buf = vec![0u8; 20];
+        let o = Ordered::new(&mut buf, 4, 3, 30);
+        assert!(o.report(2, 10, 10));
+        assert!(!o.report(2, 1, 1), "reported twice");
+        assert!(!o.report(0, 7, 10), "4 + 10 + 7 > 20");
+        assert!(!o.report(1, 1, 10), "after an overflow");
+        assert!(!o.place(0, &[0; 7]));
+        assert!(o.finish().is_none());
+        assert!(buf.iter().all(|&b| b == 0), "nothing written");
+    }
+}
+

@@ -13,6 +13,7 @@ use super::hooks::{BlockInfo, Prefilter, Tuner};
 use super::params::CompressParams;
 use super::pipeline::{self, PipelineParams, Slot};
 use super::workers::{Scratch, Workers};
+use crate::threads::Ordered;
 use crate::codecs::{self, registry as codec_registry, Codec, Dict};
 use crate::error::{Error, Result};
 use crate::Generation;
@@ -944,17 +945,26 @@ impl Compressor {
             return Ok(pos);
         }
         // Parallel: each thread compresses its blocks into its own arena (kept between calls,
-        // so no allocation or page faults per block), then the blocks are placed in order, so
-        // the chunk is byte-identical to the serial one.
-        let placed: Vec<Mutex<Option<(usize, usize, usize)>>> = (0..job.nblocks).map(|_| Mutex::new(None)).collect();
+        // so no allocation or page faults per block) and copies each into the chunk as soon
+        // as the sizes of all blocks before it are known (`Ordered`), so the chunk is
+        // byte-identical to the serial one. Blocks still waiting when the workers are done
+        // are copied last.
+        dest.upto(start); // Header and block starts: written below, initialized now.
+        let area = dest.as_mut_ptr();
+        // SAFETY: `area` is valid for writes of `limit` bytes (Dest::as_mut_ptr); nothing
+        // else touches `dest` until `ordered` is finished below.
+        let bound = (0..job.nblocks).map(|j| job.block_bound(j)).sum();
+        let ordered = unsafe { Ordered::from_raw(area, limit, start, job.nblocks, bound) };
         let next = AtomicUsize::new(0);
         let failed = AtomicBool::new(false);
         let error: Mutex<Option<Error>> = Mutex::new(None);
-        let total = AtomicUsize::new(start);
+        let waiting: Vec<Mutex<Vec<(usize, usize, usize)>>> = (0..nthreads).map(|_| Mutex::new(Vec::new())).collect();
         self.workers.run(nthreads, &|tid| {
             let mut sc = self.workers.scratch(tid);
             let mut arena = std::mem::take(&mut sc.out);
             let mut used = 0usize;
+            // This thread's blocks not in the chunk yet: (block, offset in arena, size).
+            let mut mine: Vec<(usize, usize, usize)> = Vec::new();
             loop {
                 if failed.load(Ordering::Relaxed) {
                     break;
@@ -966,20 +976,25 @@ impl Compressor {
                 let bound = job.block_bound(j);
                 arena.grow_to(used + bound);
                 match compress_block(job, j, tid, &mut arena[used..used + bound], &mut sc, None) {
-                    Ok(0) => failed.store(true, Ordering::Relaxed),
-                    Ok(n) => {
-                        if total.fetch_add(n, Ordering::Relaxed) + n > limit {
-                            failed.store(true, Ordering::Relaxed);
-                        }
-                        *placed[j].lock().unwrap_or_else(|e| e.into_inner()) = Some((tid, used, n));
+                    Ok(n) if n > 0 && ordered.report(j, n, bound) => {
+                        mine.push((j, used, n));
                         used += n;
+                        // (In block order: once one must wait, so do the later ones.)
+                        while let Some(&(k, at, n)) = mine.first() {
+                            if !ordered.place(k, &arena[at..at + n]) {
+                                break;
+                            }
+                            mine.remove(0);
+                        }
                     }
+                    Ok(_) => failed.store(true, Ordering::Relaxed),
                     Err(e) => {
                         *error.lock().unwrap_or_else(|e| e.into_inner()) = Some(e);
                         failed.store(true, Ordering::Relaxed);
                     }
                 }
             }
+            *waiting[tid].lock().unwrap_or_else(|e| e.into_inner()) = mine;
             sc.out = arena;
         })?;
         if let Some(e) = error.into_inner().unwrap_or_else(|e| e.into_inner()) {
@@ -988,45 +1003,41 @@ impl Compressor {
         if failed.load(Ordering::Relaxed) {
             return Ok(0);
         }
-        // Block j goes right after block j - 1. The offsets are a cheap serial prefix sum;
-        // the copies out of the arenas run on the threads that own them (one thread
-        // copying every block took about a third of the time of a 2-thread compression of
-        // poorly compressible data).
-        let mut spans = Vec::with_capacity(job.nblocks);
-        let mut pos = start;
-        for p in placed {
-            let (tid, at, n) = p.into_inner().unwrap_or_else(|e| e.into_inner()).ok_or(Error::Failure)?;
-            if pos + n > limit {
-                return Ok(0);
-            }
-            spans.push((tid, at, n));
-            pos += n;
-        }
-        let out = dest.upto(pos);
-        if !training {
-            let mut at = start;
-            for (j, &(_, _, n)) in spans.iter().enumerate() {
-                put_i32(out, hlen + 4 * j, at as i32);
-                at += n;
-            }
-        }
-        let mut copies: Vec<Vec<(usize, &mut [u8])>> = (0..nthreads).map(|_| Vec::new()).collect();
-        let mut rest = &mut out[start..pos];
-        for &(tid, at, n) in &spans {
-            let (head, tail) = std::mem::take(&mut rest).split_at_mut(n);
-            copies.get_mut(tid).ok_or(Error::Failure)?.push((at, head));
-            rest = tail;
-        }
-        self.workers.run_pieces(nthreads, copies, &|tid, own| {
+        // The blocks still waiting (the chunk was not sure to fit until the end, as with
+        // poorly compressible data: nearly all of them) are copied by the threads that hold
+        // them, unless only this thread's are left.
+        let waiting: Vec<Vec<(usize, usize, usize)>> =
+            waiting.into_iter().map(|w| w.into_inner().unwrap_or_else(|e| e.into_inner())).collect();
+        let misplaced = AtomicBool::new(false);
+        let place_own = |tid: usize, own: Vec<(usize, usize, usize)>| {
             if own.is_empty() {
                 return;
             }
             let sc = self.workers.scratch(tid);
-            for (at, out) in own {
-                let n = out.len();
-                copy_bytes(out, &sc.out[at..at + n]);
+            for (k, at, n) in own {
+                if !ordered.place(k, &sc.out[at..at + n]) {
+                    misplaced.store(true, Ordering::Relaxed);
+                }
             }
-        })?;
+        };
+        if waiting[1..].iter().all(|w| w.is_empty()) {
+            waiting.into_iter().enumerate().for_each(|(tid, own)| place_own(tid, own));
+        } else {
+            self.workers.run_pieces(nthreads, waiting, &place_own)?;
+        }
+        if misplaced.into_inner() {
+            return Err(Error::Failure);
+        }
+        let (starts, pos) = ordered.finish().ok_or(Error::Failure)?;
+        // SAFETY: `upto(start)` initialized the bytes before `start`, and the blocks, placed
+        // one after the other from `start`, wrote every byte up to `pos`.
+        unsafe { dest.assume_written(pos) };
+        let out = dest.upto(pos);
+        if !training {
+            for (j, &at) in starts.iter().enumerate() {
+                put_i32(out, hlen + 4 * j, at as i32);
+            }
+        }
         Ok(pos)
     }
 
@@ -1372,5 +1383,50 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// Blocks compressed by several threads and placed as their sizes become known make the
+    /// serial chunk, byte for byte, in a caller's buffer and in a growing vector; a buffer
+    /// too small for the blocks gets the stored chunk, as serially.
+    #[test]
+    fn blocks_placed_by_threads_make_the_serial_chunk() {
+        use crate::filters::tests::data as noise;
+        // Blocks of very different compressed sizes: runs, a ramp, noise, in turns.
+        let mut src = Vec::new();
+        for k in 0..37usize {
+            match k % 3 {
+                0 => src.extend(std::iter::repeat_n(k as u8, 16384)),
+                1 => src.extend((0..16384u32).map(|i| (i / 7) as u8)),
+                _ => src.extend(noise(16384, k as u64)),
+            }
+        }
+        src.truncate(src.len() - 5000);
+        let chunk_with = |nthreads: i16, room: usize, to_vec: bool| -> Vec<u8> {
+            let p = CompressParams { typesize: 4, blocksize: 16384, clevel: 5, nthreads, ..CompressParams::default() };
+            let mut c = Compressor::new(p);
+            if to_vec {
+                return c.compress_to_vec(&src).expect("compress");
+            }
+            let mut chunk = vec![0xA5u8; room];
+            let n = c.compress(&src, &mut chunk).expect("compress");
+            chunk.truncate(n);
+            chunk
+        };
+        let serial = chunk_with(1, src.len() + MAX_OVERHEAD, false);
+        assert_eq!(serial[2] & MEMCPYED, 0, "compressed");
+        assert!(serial.len() < src.len() * 3 / 4);
+        for nthreads in [2i16, 3, 4] {
+            for _ in 0..5 {
+                assert!(chunk_with(nthreads, src.len() + MAX_OVERHEAD, false) == serial, "{nthreads} threads, buffer");
+                assert!(chunk_with(nthreads, 0, true) == serial, "{nthreads} threads, vector");
+            }
+            // Room for the header and the block starts only: stored or refused, as serially.
+            let tight = EXTENDED_HEADER_LENGTH + 4 * src.len().div_ceil(16384) + 100;
+            assert!(chunk_with(nthreads, tight, false) == chunk_with(1, tight, false), "{nthreads} threads, tight");
+        }
+        let mut back = vec![0u8; src.len()];
+        let mut d = crate::chunk::decompress::Decompressor::new(Default::default());
+        assert_eq!(d.decompress(&serial, &mut back).expect("decompress"), src.len());
+        assert!(back == src);
     }
 }

@@ -15,6 +15,16 @@ pub(crate) trait Dest {
     /// The first `len` bytes (`len <= limit()`). Bytes not written yet hold whatever the
     /// buffer held (a caller's old data, or zeros in a [`Growing`]).
     fn upto(&mut self, len: usize) -> &mut [u8];
+    /// The start of the area, valid for writes of `limit()` bytes, which may not be
+    /// initialized past what [`Dest::upto`] gave: for writers that fill parts of it from
+    /// several threads (`threads::Ordered`). Calling `upto` again before
+    /// [`Dest::assume_written`] may overwrite what they wrote.
+    fn as_mut_ptr(&mut self) -> *mut u8;
+    /// Take the first `len` bytes as written.
+    ///
+    /// # Safety
+    /// Every byte of `[..len]` was written, through [`Dest::upto`] or [`Dest::as_mut_ptr`].
+    unsafe fn assume_written(&mut self, len: usize);
 }
 
 impl Dest for &mut [u8] {
@@ -25,6 +35,12 @@ impl Dest for &mut [u8] {
     fn upto(&mut self, len: usize) -> &mut [u8] {
         &mut self[..len]
     }
+
+    fn as_mut_ptr(&mut self) -> *mut u8 {
+        <[u8]>::as_mut_ptr(self)
+    }
+
+    unsafe fn assume_written(&mut self, _len: usize) {}
 }
 
 /// A vector that holds the chunk, grown on demand up to `limit` bytes.
@@ -54,6 +70,19 @@ impl Dest for Growing<'_> {
         }
         &mut self.buf[..len]
     }
+
+    fn as_mut_ptr(&mut self) -> *mut u8 {
+        // Valid for `limit` bytes: `new` reserved them and the vector never grows past.
+        self.buf.as_mut_ptr()
+    }
+
+    unsafe fn assume_written(&mut self, len: usize) {
+        let len = len.min(self.limit);
+        if self.buf.len() < len {
+            // SAFETY: within the capacity reserved by `new`; the caller wrote every byte.
+            unsafe { self.buf.set_len(len) };
+        }
+    }
 }
 
 #[cfg(test)]
@@ -70,6 +99,24 @@ mod tests {
         assert_eq!(g.upto(2), &[1, 2]);
         assert_eq!(g.upto(500).len(), 100, "never past the limit");
         assert!(v.capacity() >= 100);
+    }
+
+    #[test]
+    fn growing_takes_raw_writes_once_told() {
+        let mut v = Vec::new();
+        let mut g = Growing::new(&mut v, 64);
+        g.upto(4).copy_from_slice(&[1, 2, 3, 4]);
+        let p = g.as_mut_ptr();
+        // SAFETY: `p` is valid for the 64 reserved bytes; bytes 4..10 are written here.
+        unsafe {
+            std::ptr::copy_nonoverlapping([9u8; 6].as_ptr(), p.add(4), 6);
+            g.assume_written(10);
+        }
+        assert_eq!(g.upto(10), &[1, 2, 3, 4, 9, 9, 9, 9, 9, 9]);
+        // SAFETY: never past the limit, never shorter than what is there.
+        unsafe { g.assume_written(2) };
+        assert_eq!(g.upto(12).len(), 12);
+        assert_eq!(v.len(), 12);
     }
 
     #[test]

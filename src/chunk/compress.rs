@@ -951,9 +951,9 @@ impl Compressor {
         // are copied last.
         dest.upto(start); // Header and block starts: written below, initialized now.
         let area = dest.as_mut_ptr();
+        let bound = (0..job.nblocks).map(|j| job.block_bound(j)).sum();
         // SAFETY: `area` is valid for writes of `limit` bytes (Dest::as_mut_ptr); nothing
         // else touches `dest` until `ordered` is finished below.
-        let bound = (0..job.nblocks).map(|j| job.block_bound(j)).sum();
         let ordered = unsafe { Ordered::from_raw(area, limit, start, job.nblocks, bound) };
         let next = AtomicUsize::new(0);
         let failed = AtomicBool::new(false);
@@ -975,13 +975,15 @@ impl Compressor {
                 }
                 let bound = job.block_bound(j);
                 arena.grow_to(used + bound);
-                match compress_block(job, j, tid, &mut arena[used..used + bound], &mut sc, None) {
+                // The arena's bytes, taken once per block.
+                let bytes: &mut [u8] = &mut arena;
+                match compress_block(job, j, tid, &mut bytes[used..used + bound], &mut sc, None) {
                     Ok(n) if n > 0 && ordered.report(j, n, bound) => {
                         mine.push((j, used, n));
                         used += n;
                         // (In block order: once one must wait, so do the later ones.)
                         while let Some(&(k, at, n)) = mine.first() {
-                            if !ordered.place(k, &arena[at..at + n]) {
+                            if !ordered.place(k, &bytes[at..at + n]) {
                                 break;
                             }
                             mine.remove(0);

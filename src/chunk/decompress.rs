@@ -729,28 +729,26 @@ impl BlockDecoder<'_> {
     ) -> Result<()> {
         let bsize = out.len();
         let offset = view.block_offset(j);
-        {
-            let mut tmp = std::mem::take(&mut sc.block);
-            tmp.resize(bsize, 0);
-            let r = self.decode_block_raw(view, j, &mut tmp, dref, sc);
-            let r = r.and_then(|_| {
-                let info = BlockInfo {
-                    nchunk: self.nchunk,
-                    nblock: j as i32,
-                    offset: offset as i32,
-                    size: bsize as i32,
-                    typesize: view.typesize as i32,
-                    tid: tid as i32,
-                };
-                if pf.apply(&info, &tmp, out) != 0 {
-                    Err(Error::Postfilter)
-                } else {
-                    Ok(())
-                }
-            });
-            sc.block = tmp;
-            r
-        }
+        let mut tmp = std::mem::take(&mut sc.block);
+        tmp.resize(bsize, 0);
+        let r = self.decode_block_raw(view, j, &mut tmp, dref, sc);
+        let r = r.and_then(|_| {
+            let info = BlockInfo {
+                nchunk: self.nchunk,
+                nblock: j as i32,
+                offset: offset as i32,
+                size: bsize as i32,
+                typesize: view.typesize as i32,
+                tid: tid as i32,
+            };
+            if pf.apply(&info, &tmp, out) != 0 {
+                Err(Error::Postfilter)
+            } else {
+                Ok(())
+            }
+        });
+        sc.block = tmp;
+        r
     }
 
     fn decode_block_raw(

@@ -285,7 +285,9 @@ pub struct Ordered<'a> {
     len: usize,
     /// Blocks before this one may be placed: their places are known and the chunk is sure
     /// to fit. Read without the lock, so that workers asking for blocks that must still
-    /// wait do not contend for it (they ask after every block they compress).
+    /// wait do not contend for it (they ask after every block they compress). Once the
+    /// chunk is sure to fit it stays so (a report replaces a block's bound by its size, no
+    /// larger), so this only grows and no overflow can follow.
     ready: std::sync::atomic::AtomicUsize,
     state: Mutex<OrderedState>,
     _buf: std::marker::PhantomData<&'a mut [u8]>,
@@ -356,11 +358,11 @@ impl<'a> Ordered<'a> {
 
     /// Record that block `j` takes `n` bytes of at most `bound`. False when the blocks
     /// reported so far no longer fit in the buffer (the chunk will be stored otherwise), or
-    /// `j` was reported already or is out of range.
+    /// `j` was reported already or is out of range, or `n` passes `bound`.
     pub fn report(&self, j: usize, n: usize, bound: usize) -> bool {
         let mut st = self.state();
         let st = &mut *st;
-        if st.overflow || st.sizes.get(j).is_none_or(|s| s.is_some()) {
+        if st.overflow || n > bound || st.sizes.get(j).is_none_or(|s| s.is_some()) {
             return false;
         }
         st.sizes[j] = Some(n);
@@ -391,16 +393,14 @@ impl<'a> Ordered<'a> {
         }
         let at = {
             let mut st = self.state();
-            // (Checked again under the lock: `ready` is only a hint.)
-            let sure_to_fit = st.total.saturating_add(st.unreported_bound) <= self.len;
-            if st.overflow || !sure_to_fit || j >= st.known || st.placed[j] || st.sizes[j] != Some(bytes.len()) {
+            if st.placed[j] || st.sizes[j] != Some(bytes.len()) {
                 return false;
             }
             st.placed[j] = true;
             st.starts[j]
         };
-        // SAFETY: [at, at + len) lies within the buffer (`report` refused sizes passing its
-        // end, and `at` is the sum of the sizes before block j plus the start), overlaps no
+        // SAFETY: [at, at + len) lies within the buffer (`at` is the start plus the sizes
+        // before block j, fixed by `report` while their sum with block j's fitted), overlaps no
         // other block's range, and is written by this call only (`placed`); `bytes` is not
         // in the buffer (it is a worker's own copy of the block).
         unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), self.ptr.add(at), bytes.len()) };

@@ -4,6 +4,7 @@
 
 use crate::copy::{copy_bytes, Deferred};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
 
 use super::blocksize::{compute_blocksize, split_block};
@@ -958,13 +959,14 @@ impl Compressor {
         let next = AtomicUsize::new(0);
         let failed = AtomicBool::new(false);
         let error: Mutex<Option<Error>> = Mutex::new(None);
-        let waiting: Vec<Mutex<Vec<(usize, usize, usize)>>> = (0..nthreads).map(|_| Mutex::new(Vec::new())).collect();
+        let waiting: Vec<Mutex<VecDeque<(usize, usize, usize)>>> = (0..nthreads).map(|_| Mutex::new(VecDeque::new())).collect();
         self.workers.run(nthreads, &|tid| {
             let mut sc = self.workers.scratch(tid);
             let mut arena = std::mem::take(&mut sc.out);
             let mut used = 0usize;
-            // This thread's blocks not in the chunk yet: (block, offset in arena, size).
-            let mut mine: Vec<(usize, usize, usize)> = Vec::new();
+            // This thread's blocks not in the chunk yet, in block order: (block, offset in
+            // arena, size).
+            let mut mine: VecDeque<(usize, usize, usize)> = VecDeque::new();
             loop {
                 if failed.load(Ordering::Relaxed) {
                     break;
@@ -979,14 +981,15 @@ impl Compressor {
                 let bytes: &mut [u8] = &mut arena;
                 match compress_block(job, j, tid, &mut bytes[used..used + bound], &mut sc, None) {
                     Ok(n) if n > 0 && ordered.report(j, n, bound) => {
-                        mine.push((j, used, n));
+                        mine.push_back((j, used, n));
                         used += n;
-                        // (In block order: once one must wait, so do the later ones.)
-                        while let Some(&(k, at, n)) = mine.first() {
+                        // Places become known in block order: once one must wait, so do
+                        // the later ones.
+                        while let Some(&(k, at, n)) = mine.front() {
                             if !ordered.place(k, &bytes[at..at + n]) {
                                 break;
                             }
-                            mine.remove(0);
+                            mine.pop_front();
                         }
                     }
                     Ok(_) => failed.store(true, Ordering::Relaxed),
@@ -1007,28 +1010,22 @@ impl Compressor {
         }
         // The blocks still waiting (the chunk was not sure to fit until the end, as with
         // poorly compressible data: nearly all of them) are copied by the threads that hold
-        // them, unless only this thread's are left.
-        let waiting: Vec<Vec<(usize, usize, usize)>> =
+        // them, unless only this thread's are left. (A block not placed makes `finish` fail.)
+        let waiting: Vec<VecDeque<(usize, usize, usize)>> =
             waiting.into_iter().map(|w| w.into_inner().unwrap_or_else(|e| e.into_inner())).collect();
-        let misplaced = AtomicBool::new(false);
-        let place_own = |tid: usize, own: Vec<(usize, usize, usize)>| {
+        let place_own = |tid: usize, own: VecDeque<(usize, usize, usize)>| {
             if own.is_empty() {
                 return;
             }
             let sc = self.workers.scratch(tid);
             for (k, at, n) in own {
-                if !ordered.place(k, &sc.out[at..at + n]) {
-                    misplaced.store(true, Ordering::Relaxed);
-                }
+                ordered.place(k, &sc.out[at..at + n]);
             }
         };
         if waiting[1..].iter().all(|w| w.is_empty()) {
             waiting.into_iter().enumerate().for_each(|(tid, own)| place_own(tid, own));
         } else {
             self.workers.run_pieces(nthreads, waiting, &place_own)?;
-        }
-        if misplaced.into_inner() {
-            return Err(Error::Failure);
         }
         let (starts, pos) = ordered.finish().ok_or(Error::Failure)?;
         // SAFETY: `upto(start)` initialized the bytes before `start`, and the blocks, placed

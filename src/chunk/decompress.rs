@@ -105,6 +105,9 @@ struct BlockPlan {
     split: bool,
     /// Delta is among the filters: blocks decode against block 0.
     delta: bool,
+    /// `direct`, and the chunk is an ordinary one in memory (not special or memcpyed, no
+    /// dictionary, VL or lazy blocks): its blocks take [`BlockDecoder::decode_block_direct`].
+    plain: bool,
 }
 
 impl BlockPlan {
@@ -125,7 +128,8 @@ impl BlockPlan {
         }
         let legacy_unsplit =
             !header.extended && (typesize > 16 || blocksize / typesize.max(1) < MIN_BUFFERSIZE as usize);
-        BlockPlan { stages, nstages: nstages as u8, direct, split: !header.dont_split() && !legacy_unsplit, delta }
+        let split = !header.dont_split() && !legacy_unsplit;
+        BlockPlan { stages, nstages: nstages as u8, direct, split, delta, plain: false }
     }
 
     fn stages(&self) -> &[(u8, u8)] {
@@ -167,62 +171,55 @@ impl<'a> ChunkView<'a> {
         if !header.memcpyed_sizes_agree() {
             return Err(Error::Data);
         }
-        let plan = BlockPlan::new(&header, typesize, blocksize);
-        let mut view = ChunkView {
-            src,
-            header,
-            hlen,
-            typesize,
-            blocksize,
-            nblocks,
-            leftover,
-            nbytes,
-            special,
-            memcpyed,
-            dict: ChunkDict::None,
-            vl: None,
-            lazy: None,
-            plan,
-        };
+        let mut plan = BlockPlan::new(&header, typesize, blocksize);
         let max_lazy_csize = blocksize as i64 + 4 * typesize as i64;
-        if special != Special::None || memcpyed || nbytes == 0 {
-            if special == Special::Value && src.len() <= hlen {
+        // What only some chunks have is worked out first, so that the view is written once,
+        // where the caller keeps it (built and then amended, it was copied on every call).
+        let (dict, vl, lazy, blocksize) = 'rare: {
+            if special != Special::None || memcpyed || nbytes == 0 {
+                if special == Special::Value && src.len() <= hlen {
+                    return Err(Error::ReadBuffer);
+                }
+                let lazy = if lazy_flag && special == Special::None && nbytes > 0 {
+                    // Memcpyed: the trailer follows a zeroed block-starts table.
+                    Some(Box::new(LazyTrailer::parse(src, hlen + 4 * nblocks, nblocks, max_lazy_csize)?))
+                } else {
+                    None
+                };
+                break 'rare (ChunkDict::None, None, lazy, blocksize);
+            }
+            let bstarts_end = hlen + 4 * nblocks;
+            if src.len() < bstarts_end {
                 return Err(Error::ReadBuffer);
             }
-            if lazy_flag && special == Special::None && nbytes > 0 {
-                // Memcpyed: the trailer follows a zeroed block-starts table.
-                view.lazy = Some(Box::new(LazyTrailer::parse(src, hlen + 4 * nblocks, nblocks, max_lazy_csize)?));
+            if lazy_flag {
+                let mut t = LazyTrailer::parse(src, bstarts_end, nblocks, max_lazy_csize)?;
+                let vl = if vlblocks {
+                    // Block sizes are on disk, in front of each block: read when needed.
+                    let starts = t.set_vl_spans(src, hlen, nblocks, cbytes, typesize)?;
+                    Some(starts.into_iter().map(|s| (0, s)).collect())
+                } else {
+                    None
+                };
+                // A dictionary is on disk too (see `Decompressor::load_lazy_dict`).
+                break 'rare (ChunkDict::None, vl, Some(Box::new(t)), blocksize);
             }
-            return Ok(view);
-        }
-        let bstarts_end = hlen + 4 * nblocks;
-        if src.len() < bstarts_end {
-            return Err(Error::ReadBuffer);
-        }
-        if lazy_flag {
-            let mut t = LazyTrailer::parse(src, bstarts_end, nblocks, max_lazy_csize)?;
-            if vlblocks {
-                // Block sizes are on disk, in front of each block: read when needed.
-                let starts = t.set_vl_spans(src, hlen, nblocks, cbytes, typesize)?;
-                view.vl = Some(starts.into_iter().map(|s| (0, s)).collect());
+            let mut data_start = bstarts_end;
+            let mut dict = ChunkDict::None;
+            if header.use_dict() {
+                let dsize = get_i32(src, bstarts_end)?;
+                if dsize <= 0 || dsize as usize > super::compress::MAX_READ_DICT_SIZE {
+                    return Err(Error::CodecDict);
+                }
+                let d = src
+                    .get(bstarts_end + 4..bstarts_end + 4 + dsize as usize)
+                    .ok_or(Error::ReadBuffer)?;
+                dict = ChunkDict::new(header.compformat(), d)?;
+                data_start += 4 + dsize as usize;
             }
-            view.lazy = Some(Box::new(t));
-            // A dictionary is on disk too (see `Decompressor::load_lazy_dict`).
-            return Ok(view);
-        }
-        let mut data_start = bstarts_end;
-        if view.header.use_dict() {
-            let dsize = get_i32(src, bstarts_end)?;
-            if dsize <= 0 || dsize as usize > super::compress::MAX_READ_DICT_SIZE {
-                return Err(Error::CodecDict);
+            if !vlblocks {
+                break 'rare (dict, None, None, blocksize);
             }
-            let d = src
-                .get(bstarts_end + 4..bstarts_end + 4 + dsize as usize)
-                .ok_or(Error::ReadBuffer)?;
-            view.dict = ChunkDict::new(view.header.compformat(), d)?;
-            data_start += 4 + dsize as usize;
-        }
-        if vlblocks {
             let mut v = Vec::with_capacity(nblocks);
             let mut total = 0usize;
             for j in 0..nblocks {
@@ -240,10 +237,31 @@ impl<'a> ChunkView<'a> {
             if total != nbytes {
                 return Err(Error::Data);
             }
-            view.blocksize = v.iter().map(|b| b.0).max().unwrap_or(0);
-            view.vl = Some(v);
-        }
-        Ok(view)
+            let largest = v.iter().map(|b| b.0).max().unwrap_or(0);
+            (dict, Some(v), None, largest)
+        };
+        plan.plain = plan.direct
+            && special == Special::None
+            && !memcpyed
+            && matches!(dict, ChunkDict::None)
+            && vl.is_none()
+            && lazy.is_none();
+        Ok(ChunkView {
+            src,
+            header,
+            hlen,
+            typesize,
+            blocksize,
+            nblocks,
+            leftover,
+            nbytes,
+            special,
+            memcpyed,
+            dict,
+            vl,
+            lazy,
+            plan,
+        })
     }
 
     /// Whether the chunk has variable-length blocks.
@@ -383,7 +401,13 @@ impl Decompressor {
 
     fn decompress_chunk(&mut self, src: &[u8], dest: &mut [u8]) -> Result<usize> {
         let maskout = self.maskout.take();
-        let mut view = ChunkView::new(src)?;
+        // Used where it was parsed: moved out of the `Result`, the view (about 180 bytes)
+        // was copied on every call, 70 instructions of a small chunk's few hundred.
+        let mut parsed = ChunkView::new(src);
+        let view = match &mut parsed {
+            Ok(v) => v,
+            Err(e) => return Err(*e),
+        };
         if view.nbytes > dest.len() {
             return Err(Error::WriteBuffer);
         }
@@ -396,8 +420,8 @@ impl Decompressor {
             return Ok(0);
         }
         if view.lazy.is_some() {
-            self.load_lazy_dict(&mut view)?;
-            self.resolve_lazy_vl(&mut view, None)?;
+            self.load_lazy_dict(view)?;
+            self.resolve_lazy_vl(view, None)?;
         }
         let dest = &mut dest[..view.nbytes];
         let wanted = self.params.nthreads.max(1) as usize;
@@ -710,6 +734,7 @@ impl BlockDecoder<'_> {
     ) -> Result<()> {
         match self.postfilter {
             Some(pf) => self.decode_block_postfiltered(pf, view, j, tid, out, dref, sc),
+            None if view.plan.plain => self.decode_block_direct(view, j, out, dref, &mut sc.codec),
             None => self.decode_block_raw(view, j, out, dref, sc),
         }
     }
@@ -749,6 +774,50 @@ impl BlockDecoder<'_> {
         });
         sc.block = tmp;
         r
+    }
+
+    /// Decode block `j` of a [`BlockPlan::plain`] chunk: its streams straight into `out`,
+    /// then delta if the chunk has it. The general path's checks for special, lazy, VL and
+    /// filtered blocks cost as much as copying a small block, so this case has its own.
+    fn decode_block_direct(
+        &self,
+        view: &ChunkView<'_>,
+        j: usize,
+        out: &mut [u8],
+        dref: Option<&[u8]>,
+        cscratch: &mut codecs::CodecScratch,
+    ) -> Result<()> {
+        let bsize = out.len();
+        let end = view.src.len();
+        let mut pos = get_i32(view.src, view.hlen + 4 * j)? as usize;
+        if pos == 0 || pos >= end {
+            return Err(Error::Data);
+        }
+        let leftoverblock = view.leftover > 0 && j + 1 == view.nblocks;
+        let nstreams = if view.plan.split && !leftoverblock { view.typesize } else { 1 };
+        let neblock = if nstreams == 1 { bsize } else { bsize / nstreams };
+        if neblock == 0 {
+            return Err(Error::Failure);
+        }
+        let (streamed, unstreamed) = out.split_at_mut(nstreams * neblock);
+        for s in 0..nstreams {
+            let target = &mut streamed[s * neblock..(s + 1) * neblock];
+            let (stream, next) = Stream::at(view.src, pos)?;
+            pos = next;
+            match stream {
+                Stream::Fill(b) => target.fill(b),
+                Stream::Coded(c) if c.len() == neblock => copy_bytes(target, c),
+                Stream::Coded(c) => decode_stream(view, c, target, cscratch, &DDict::None, self.call)?,
+            }
+        }
+        // Bytes no stream holds (see `decode_block_raw`): zeros.
+        if !unstreamed.is_empty() {
+            unstreamed.fill(0);
+        }
+        for _ in view.plan.stages() {
+            filters::delta_decode(dref.unwrap_or(&[]), j * view.blocksize, out, view.typesize);
+        }
+        Ok(())
     }
 
     fn decode_block_raw(
@@ -863,6 +932,7 @@ impl BlockDecoder<'_> {
         // Where the streams go: `out` itself, or the first pipeline buffer.
         let streams_dst: &mut [u8] = if direct { &mut *out } else { &mut bufs.a_mut()[..bsize] };
         let (streamed, unstreamed) = streams_dst.split_at_mut(nstreams * neblock);
+        let streams = bsrc.get(..end).ok_or(Error::ReadBuffer)?;
         // (Indexed rather than `chunks_exact_mut`, whose count is a division.)
         for s in 0..nstreams {
             let target = &mut streamed[s * neblock..(s + 1) * neblock];
@@ -886,34 +956,15 @@ impl BlockDecoder<'_> {
                 pos = end;
                 continue;
             }
-            if csize == 0 {
-                target.fill(0);
-            } else if csize < 0 {
-                if pos + 1 > end {
-                    return Err(Error::ReadBuffer);
-                }
-                let token = bsrc[pos];
-                pos += 1;
-                if token & 0x1 == 0 || csize < -255 {
-                    return Err(Error::RunLength);
-                }
-                target.fill((-csize) as u8);
-            } else {
-                let csize = csize as usize;
-                if pos + csize > end {
-                    return Err(Error::ReadBuffer);
-                }
-                let cdata = &bsrc[pos..pos + csize];
-                if csize == neblock && rows_path {
-                    // Chunks and lazily read blocks are under 2 GiB (32-bit sizes).
-                    raw_at[s] = pos as u32;
-                } else if csize == neblock {
-                    copy_bytes(target, cdata);
-                } else {
-                    decode_stream(view, cdata, target, cscratch, &dict, self.call)?;
-                }
-                pos += csize;
+            let (stream, next) = Stream::at(streams, pos - 4)?;
+            match stream {
+                Stream::Fill(b) => target.fill(b),
+                // Chunks and lazily read blocks are under 2 GiB (32-bit sizes).
+                Stream::Coded(c) if c.len() == neblock && rows_path => raw_at[s] = pos as u32,
+                Stream::Coded(c) if c.len() == neblock => copy_bytes(target, c),
+                Stream::Coded(c) => decode_stream(view, c, target, cscratch, &dict, self.call)?,
             }
+            pos = next;
         }
         // A block that is not a whole number of streams (split by a writer whose block
         // size is not a multiple of the typesize, as the reference does) has bytes no stream
@@ -965,6 +1016,35 @@ impl BlockDecoder<'_> {
             run_backward_stage(&pp, f, meta, src, dst)?;
         }
         Ok(())
+    }
+}
+
+/// One stream of a block, as its 4-byte size field says it is stored.
+enum Stream<'a> {
+    /// Every byte is this value (size 0: zeros; a negative size: a run of `-size`).
+    Fill(u8),
+    /// Compressed bytes, or the stream itself when as long as the stream.
+    Coded(&'a [u8]),
+}
+
+impl<'a> Stream<'a> {
+    /// The stream whose size field is at `pos` in `src`, and where the next begins.
+    #[inline(always)]
+    fn at(src: &'a [u8], pos: usize) -> Result<(Stream<'a>, usize)> {
+        let csize = get_i32(src, pos)?;
+        let pos = pos + 4;
+        if csize == 0 {
+            return Ok((Stream::Fill(0), pos));
+        }
+        if csize < 0 {
+            let token = *src.get(pos).ok_or(Error::ReadBuffer)?;
+            if token & 0x1 == 0 || csize < -255 {
+                return Err(Error::RunLength);
+            }
+            return Ok((Stream::Fill((-csize) as u8), pos + 1));
+        }
+        let cdata = src.get(pos..pos + csize as usize).ok_or(Error::ReadBuffer)?;
+        Ok((Stream::Coded(cdata), pos + csize as usize))
     }
 }
 
@@ -1077,6 +1157,7 @@ fn fill_value(value: &[u8], out: &mut [u8]) -> Result<()> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::blocksize::{ALWAYS_SPLIT, NEVER_SPLIT};
     use super::super::compress::Compressor;
     use super::super::params::CompressParams;
     use super::*;
@@ -1223,5 +1304,99 @@ mod tests {
         let mut out = [0xFFu8; 10];
         assert_eq!(d.decompress(&chunk, &mut out), Ok(10));
         assert_eq!(out, [1, 3, 5, 7, 2, 4, 6, 8, 0, 0]);
+        // Without the shuffle, the streams go straight into the destination.
+        chunk[16 + 5] = NOFILTER;
+        let mut out = [0xFFu8; 10];
+        assert_eq!(d.decompress(&chunk, &mut out), Ok(10));
+        assert_eq!(out, [1, 2, 3, 4, 5, 6, 7, 8, 0, 0]);
+    }
+
+    /// Passes blocks through unchanged: a decompressor with it decodes every block on the
+    /// general path (`decode_block_raw`).
+    struct Passthrough;
+    impl Postfilter for Passthrough {
+        fn apply(&self, _: &BlockInfo, input: &[u8], output: &mut [u8]) -> i32 {
+            output.copy_from_slice(input);
+            0
+        }
+    }
+
+    /// Blocks of plain chunks (no filter but delta) take their own decoder; it gives what
+    /// the general one gives, on good chunks (streams of zeros, runs, stored and compressed
+    /// bytes, split or not, a leftover block) and on every truncation and many corruptions.
+    #[test]
+    fn direct_blocks_decode_as_the_general_path() {
+        let mut data: Vec<u8> = (0..6000u32).flat_map(|i| ((i / 7) * 3).to_le_bytes()).collect();
+        data[8000..12000].fill(0);
+        data[12000..14000].fill(9);
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        for b in &mut data[16000..20000] {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            *b = x as u8;
+        }
+        let mut chunks = Vec::new();
+        for filters in [[0, 0, 0, 0, 0, 0], [0, 0, 0, 0, 0, DELTA], [0, 0, 0, 0, DELTA, DELTA]] {
+            // BloscLZ, LZ4 and zstd.
+            for (compcode, clevel) in [(0, 5), (1, 1), (5, 3)] {
+                for splitmode in [ALWAYS_SPLIT, NEVER_SPLIT] {
+                    let params = CompressParams {
+                        typesize: 4,
+                        blocksize: 4096,
+                        compcode,
+                        clevel,
+                        filters,
+                        splitmode,
+                        ..CompressParams::default()
+                    };
+                    let mut c = Compressor::new(params);
+                    let mut chunk = vec![0u8; data.len() + MAX_OVERHEAD];
+                    let n = c.compress(&data[..data.len() - 6], &mut chunk).expect("compress");
+                    chunk.truncate(n);
+                    chunks.push(chunk);
+                }
+            }
+        }
+        let mut direct = Decompressor::new(DecompressParams::default());
+        let mut general = Decompressor::new(DecompressParams::default());
+        general.postfilter = Some(Arc::new(Passthrough));
+        let nbytes = data.len() - 6;
+        let mut checked = 0;
+        for chunk in &chunks {
+            assert!(ChunkView::new(chunk).unwrap().plan.plain);
+            let mut a = vec![0u8; nbytes];
+            assert_eq!(direct.decompress(chunk, &mut a), Ok(nbytes));
+            assert!(a[..] == data[..nbytes]);
+            let mut variants: Vec<Vec<u8>> = (32..chunk.len()).step_by(7).map(|n| chunk[..n].to_vec()).collect();
+            // Block starts at and around the ends of the chunk.
+            let nblocks = nbytes.div_ceil(4096);
+            for j in 0..nblocks {
+                for start in [0, 1, 31, chunk.len() - 4, chunk.len() - 1, chunk.len(), chunk.len() + 3] {
+                    let mut c = chunk.clone();
+                    c[32 + 4 * j..36 + 4 * j].copy_from_slice(&(start as i32).to_le_bytes());
+                    variants.push(c);
+                }
+            }
+            for at in (32..chunk.len()).step_by(5) {
+                for flip in [0x01u8, 0x80, 0xFF] {
+                    let mut c = chunk.clone();
+                    c[at] ^= flip;
+                    variants.push(c);
+                }
+            }
+            for v in &variants {
+                let mut a = vec![0x5Au8; nbytes];
+                let mut b = vec![0x5Au8; nbytes];
+                let ra = direct.decompress(v, &mut a);
+                let rb = general.decompress(v, &mut b);
+                assert_eq!(ra, rb);
+                if ra.is_ok() {
+                    assert!(a == b);
+                }
+                checked += 1;
+            }
+        }
+        assert!(checked > 5000, "{checked}");
     }
 }

@@ -436,7 +436,7 @@ impl Decompressor {
         let (dref, tail, start): (Option<&[u8]>, &mut [u8], usize) = if delta {
             let (first, rest) = dest.split_at_mut(view.block_len(0));
             if !masked(0) {
-                dec.decode_block(&view, 0, 0, first, None, workers.scratch_mut(0))?;
+                dec.decode_block(view, 0, 0, first, None, workers.scratch_mut(0))?;
             }
             (Some(&*first), rest, 1)
         } else {
@@ -453,7 +453,7 @@ impl Decompressor {
                 let (out, t) = std::mem::take(&mut tail).split_at_mut(view.block_len(j));
                 tail = t;
                 if !masked(j) {
-                    dec.decode_block(&view, j, 0, out, dref, sc)?;
+                    dec.decode_block(view, j, 0, out, dref, sc)?;
                 }
             }
         } else {
@@ -481,7 +481,7 @@ impl Decompressor {
                     }
                     let out = slices[j - start].lock().unwrap_or_else(|e| e.into_inner()).take();
                     let Some(out) = out else { continue };
-                    if let Err(e) = dec.decode_block(&view, j, tid, out, dref, &mut sc) {
+                    if let Err(e) = dec.decode_block(view, j, tid, out, dref, &mut sc) {
                         *error.lock().unwrap_or_else(|e| e.into_inner()) = Some(e);
                         failed.store(true, Ordering::Relaxed);
                     }

@@ -21,27 +21,25 @@ const MAP_MIN: usize = 128 * 1024;
 
 /// A grow-only, zero-initialised byte buffer whose contents start on a [`SCRATCH_ALIGN`]
 /// boundary; growing keeps the bytes already there.
+///
+/// Plain fields rather than an enum of the three states (nothing, heap, mapping): every
+/// word is always initialised, so code the compiler hoists above a state test never reads
+/// an unwritten one (valgrind flagged such a read of the enum's unused words once).
 #[derive(Default)]
 pub struct ScratchBuf {
-    store: Store,
+    /// Heap bytes, while the buffer is not mapped (empty before the first growth); the
+    /// buffer starts `start` bytes in.
+    heap: Vec<u8>,
+    start: usize,
+    /// The buffer's own mapping, once it has one ([`pages::Pages::none`] until then).
+    pages: pages::Pages,
     len: usize,
-}
-
-#[derive(Default)]
-enum Store {
-    /// Nothing allocated yet.
-    #[default]
-    Empty,
-    /// Heap bytes; the buffer starts `start` bytes into `raw`.
-    Heap { raw: Vec<u8>, start: usize },
-    /// A mapping of its own.
-    Pages(pages::Pages),
 }
 
 impl ScratchBuf {
     /// An empty buffer (usable in a `static` or a `const fn`).
     pub const fn new() -> ScratchBuf {
-        ScratchBuf { store: Store::Empty, len: 0 }
+        ScratchBuf { heap: Vec::new(), start: 0, pages: pages::Pages::none(), len: 0 }
     }
 
     /// Bytes the buffer holds. (Not through `Deref`, whose slicing costs a dozen
@@ -63,15 +61,16 @@ impl ScratchBuf {
             return;
         }
         if n >= MAP_MIN {
-            let grown = if let Store::Pages(p) = &mut self.store {
-                p.grow(n)
-            } else {
-                pages::Pages::new(n).map(|mut p| {
-                    p.bytes_mut()[..self.len].copy_from_slice(&self[..]);
-                    self.store = Store::Pages(p);
-                })
-            };
-            if grown.is_some() {
+            if self.pages.is_mapped() {
+                if self.pages.grow(n).is_some() {
+                    self.len = n;
+                    return;
+                }
+            } else if let Some(mut p) = pages::Pages::new(n) {
+                p.bytes_mut()[..self.len].copy_from_slice(&self[..]);
+                self.pages = p;
+                self.heap = Vec::new();
+                self.start = 0;
                 self.len = n;
                 return;
             }
@@ -79,40 +78,45 @@ impl ScratchBuf {
         let mut raw = vec![0u8; n + SCRATCH_ALIGN - 1];
         let start = (SCRATCH_ALIGN - raw.as_ptr() as usize % SCRATCH_ALIGN) % SCRATCH_ALIGN;
         raw[start..start + self.len].copy_from_slice(&self[..]);
-        *self = ScratchBuf { store: Store::Heap { raw, start }, len: n };
+        *self = ScratchBuf { heap: raw, start, pages: pages::Pages::none(), len: n };
     }
 }
 
 impl std::ops::Deref for ScratchBuf {
     type Target = [u8];
     fn deref(&self) -> &[u8] {
-        match &self.store {
-            Store::Empty => &[],
-            Store::Heap { raw, start } => &raw[*start..*start + self.len],
-            Store::Pages(p) => &p.bytes()[..self.len],
+        if self.pages.is_mapped() {
+            &self.pages.bytes()[..self.len]
+        } else {
+            &self.heap[self.start..self.start + self.len]
         }
     }
 }
 
 impl std::ops::DerefMut for ScratchBuf {
     fn deref_mut(&mut self) -> &mut [u8] {
-        match &mut self.store {
-            Store::Empty => &mut [],
-            Store::Heap { raw, start } => &mut raw[*start..*start + self.len],
-            Store::Pages(p) => &mut p.bytes_mut()[..self.len],
+        if self.pages.is_mapped() {
+            &mut self.pages.bytes_mut()[..self.len]
+        } else {
+            &mut self.heap[self.start..self.start + self.len]
         }
     }
 }
 
 #[cfg(target_os = "linux")]
 mod pages {
-    use std::ptr::NonNull;
-
     /// A private anonymous mapping, owned: zero-filled by the kernel, resident only where
-    /// written, grown with `mremap` (which moves page tables, not bytes).
+    /// written, grown with `mremap` (which moves page tables, not bytes). Or no mapping:
+    /// a null pointer and no bytes.
     pub struct Pages {
-        ptr: NonNull<u8>,
+        ptr: *mut u8,
         mapped: usize,
+    }
+
+    impl Default for Pages {
+        fn default() -> Pages {
+            Pages::none()
+        }
     }
 
     // SAFETY: `Pages` owns its mapping exclusively, like a `Vec<u8>` owns its buffer; shared
@@ -133,6 +137,17 @@ mod pages {
     }
 
     impl Pages {
+        /// No mapping.
+        pub const fn none() -> Pages {
+            Pages { ptr: std::ptr::null_mut(), mapped: 0 }
+        }
+
+        /// Whether this holds a mapping.
+        #[inline]
+        pub fn is_mapped(&self) -> bool {
+            !self.ptr.is_null()
+        }
+
         /// A new mapping of at least `n` bytes, or `None` when the system refuses one.
         pub fn new(n: usize) -> Option<Pages> {
             let size = page_round(n)?;
@@ -148,10 +163,10 @@ mod pages {
                     0,
                 )
             };
-            if p == libc::MAP_FAILED {
+            if p == libc::MAP_FAILED || p.is_null() {
                 return None;
             }
-            Some(Pages { ptr: NonNull::new(p.cast())?, mapped: size })
+            Some(Pages { ptr: p.cast(), mapped: size })
         }
 
         /// Make room for at least `n` bytes, keeping the contents; `None` (contents and
@@ -159,38 +174,49 @@ mod pages {
         /// a buffer grown a little at a time is remapped rarely (untouched pages cost no
         /// memory).
         pub fn grow(&mut self, n: usize) -> Option<()> {
+            if !self.is_mapped() {
+                return None;
+            }
             if n <= self.mapped {
                 return Some(());
             }
             let size = page_round(n.max(self.mapped.saturating_mul(2)))?;
             // SAFETY: `ptr`/`mapped` describe a mapping this value owns; MREMAP_MAYMOVE may
             // move it, and nothing borrows it across this call (`&mut self`).
-            let p = unsafe { libc::mremap(self.ptr.as_ptr().cast(), self.mapped, size, libc::MREMAP_MAYMOVE) };
-            if p == libc::MAP_FAILED {
+            let p = unsafe { libc::mremap(self.ptr.cast(), self.mapped, size, libc::MREMAP_MAYMOVE) };
+            if p == libc::MAP_FAILED || p.is_null() {
                 return None;
             }
-            self.ptr = NonNull::new(p.cast())?;
+            self.ptr = p.cast();
             self.mapped = size;
             Some(())
         }
 
         pub fn bytes(&self) -> &[u8] {
+            if !self.is_mapped() {
+                return &[];
+            }
             // SAFETY: the mapping is `mapped` bytes, readable, initialised (zero-filled by
             // the kernel or written through `bytes_mut`), and lives as long as `self`.
-            unsafe { std::slice::from_raw_parts(self.ptr.as_ptr(), self.mapped) }
+            unsafe { std::slice::from_raw_parts(self.ptr, self.mapped) }
         }
 
         pub fn bytes_mut(&mut self) -> &mut [u8] {
+            if !self.is_mapped() {
+                return &mut [];
+            }
             // SAFETY: as in `bytes`, and `&mut self` makes the borrow exclusive.
-            unsafe { std::slice::from_raw_parts_mut(self.ptr.as_ptr(), self.mapped) }
+            unsafe { std::slice::from_raw_parts_mut(self.ptr, self.mapped) }
         }
     }
 
     impl Drop for Pages {
         fn drop(&mut self) {
-            // SAFETY: the mapping is owned and no borrow of it outlives `self`.
-            unsafe {
-                libc::munmap(self.ptr.as_ptr().cast(), self.mapped);
+            if self.is_mapped() {
+                // SAFETY: the mapping is owned and no borrow of it outlives `self`.
+                unsafe {
+                    libc::munmap(self.ptr.cast(), self.mapped);
+                }
             }
         }
     }
@@ -199,20 +225,28 @@ mod pages {
 /// Elsewhere scratch always comes from the heap.
 #[cfg(not(target_os = "linux"))]
 mod pages {
-    pub enum Pages {}
+    /// Never a mapping.
+    #[derive(Default)]
+    pub struct Pages;
 
     impl Pages {
+        pub const fn none() -> Pages {
+            Pages
+        }
+        pub fn is_mapped(&self) -> bool {
+            false
+        }
         pub fn new(_n: usize) -> Option<Pages> {
             None
         }
         pub fn grow(&mut self, _n: usize) -> Option<()> {
-            match *self {}
+            None
         }
         pub fn bytes(&self) -> &[u8] {
-            match *self {}
+            &[]
         }
         pub fn bytes_mut(&mut self) -> &mut [u8] {
-            match *self {}
+            &mut []
         }
     }
 }

@@ -929,6 +929,15 @@ impl BlockDecoder<'_> {
             && matches!(stages, [(SHUFFLE, meta)] if shuffled_streams(*meta));
         // (32-bit: 64 bytes to clear per block, where 128 took a `memset` call.)
         let mut raw_at = [0u32; MAX_ROWS];
+        // Streams of one repeated byte (the zero high bytes of small integers, mostly) are
+        // written out once per value: `row_of[s]` is the stream whose decoded bytes stream
+        // `s` reads, `s` itself unless an earlier stream holds the same repeated byte. On the
+        // int64 ramp five of eight streams are zeros: each block's decoding then writes 3/8
+        // of the block instead of all of it before the unshuffle.
+        let mut row_of: [u8; MAX_ROWS] = std::array::from_fn(|s| s as u8);
+        let mut fills: [(u8, u8); MAX_ROWS] = [(0, 0); MAX_ROWS];
+        let mut nfills = 0;
+        let mut shared = false;
         // Where the streams go: `out` itself, or the first pipeline buffer.
         let streams_dst: &mut [u8] = if direct { &mut *out } else { &mut bufs.a_mut()[..bsize] };
         let (streamed, unstreamed) = streams_dst.split_at_mut(nstreams * neblock);
@@ -958,6 +967,17 @@ impl BlockDecoder<'_> {
             }
             let (stream, next) = Stream::at(streams, pos - 4)?;
             match stream {
+                Stream::Fill(b) if rows_path => match fills[..nfills].iter().find(|f| f.0 == b) {
+                    Some(&(_, first)) => {
+                        row_of[s] = first;
+                        shared = true;
+                    }
+                    None => {
+                        target.fill(b);
+                        fills[nfills] = (b, s as u8);
+                        nfills += 1;
+                    }
+                },
                 Stream::Fill(b) => target.fill(b),
                 // Chunks and lazily read blocks are under 2 GiB (32-bit sizes).
                 Stream::Coded(c) if c.len() == neblock && rows_path => raw_at[s] = pos as u32,
@@ -972,12 +992,13 @@ impl BlockDecoder<'_> {
         if !unstreamed.is_empty() {
             unstreamed.fill(0);
         }
-        if rows_path && raw_at[..nstreams].iter().any(|&p| p != 0) {
+        if rows_path && (shared || raw_at[..nstreams].iter().any(|&p| p != 0)) {
             let decoded = bufs.get(&[], Slot::A, bsize);
             let mut rows: [&[u8]; MAX_ROWS] = [&[]; MAX_ROWS];
             for (s, row) in rows[..nstreams].iter_mut().enumerate() {
+                let r = row_of[s] as usize;
                 *row = match raw_at[s] as usize {
-                    0 => &decoded[s * neblock..(s + 1) * neblock],
+                    0 => &decoded[r * neblock..(r + 1) * neblock],
                     p => &bsrc[p..p + neblock],
                 };
             }
@@ -1273,6 +1294,66 @@ mod tests {
                 let mut part = vec![0u8; 1000];
                 assert_eq!(d.get_bytes(&chunk[..n], nbytes / 3, 1000, &mut part), Ok(1000));
                 assert!(part[..] == src[nbytes / 3..nbytes / 3 + 1000]);
+            }
+        }
+    }
+
+    /// Streams of one repeated byte (zeros, and runs of other values, some shared by two
+    /// streams) next to decoded and stored ones: every stream reads the right bytes when
+    /// the repeated ones are written once per value, whole chunks and partial reads, one
+    /// and two threads, the scratch dirty from an earlier chunk.
+    #[test]
+    fn repeated_byte_streams_are_written_once_per_value() {
+        let (typesize, blocksize, nbytes) = (8usize, 16384, 16384 * 3 + 8 * 100);
+        // Byte 0 noise (a stream stored as is) or a short cycle (decoded).
+        let make = |noise: bool| {
+            let mut x = 0x2545_F491_4F6C_DD1Du64;
+            (0..nbytes)
+                .map(|i| match i % typesize {
+                    0 if noise => {
+                        x ^= x << 13;
+                        x ^= x >> 7;
+                        x ^= x << 17;
+                        x as u8
+                    }
+                    0 => (i / 8 * 3) as u8,
+                    1 => (i / 512) as u8,
+                    2 | 5 => 0x40,
+                    6 => 7,
+                    _ => 0,
+                })
+                .collect::<Vec<u8>>()
+        };
+        let noisy = half_noisy(nbytes, typesize);
+        let mut d1 = Decompressor::new(DecompressParams::default());
+        let mut d2 = Decompressor::new(DecompressParams { nthreads: 2, ..DecompressParams::default() });
+        for (compcode, src) in [0u8, 1, 5].into_iter().flat_map(|c| [(c, make(true)), (c, make(false))]) {
+            let mut c = Compressor::new(CompressParams {
+                typesize: typesize as i32,
+                blocksize,
+                clevel: 5,
+                compcode,
+                filters: [0, 0, 0, 0, 0, SHUFFLE],
+                ..CompressParams::default()
+            });
+            let mut chunk = vec![0u8; nbytes + MAX_OVERHEAD];
+            let n = c.compress(&src, &mut chunk).expect("compress");
+            let sizes = stream_sizes(&chunk, 0, typesize);
+            assert!(sizes.iter().filter(|&&c| c <= 0).count() >= 4, "{compcode}: {sizes:?}");
+            let mut other = vec![0u8; nbytes + MAX_OVERHEAD];
+            let m = c.compress(&noisy, &mut other).expect("compress");
+            for d in [&mut d1, &mut d2] {
+                // Leave other bytes in the scratch first.
+                let mut out = vec![0u8; nbytes];
+                assert_eq!(d.decompress(&other[..m], &mut out), Ok(nbytes));
+                let mut out = vec![0xA5u8; nbytes];
+                assert_eq!(d.decompress(&chunk[..n], &mut out), Ok(nbytes));
+                assert!(out == src, "codec {compcode}");
+                for start in [0, 5, blocksize as usize - 3, nbytes - 900] {
+                    let mut part = vec![0u8; 900];
+                    assert_eq!(d.get_bytes(&chunk[..n], start, 900, &mut part), Ok(900));
+                    assert!(part[..] == src[start..start + 900], "codec {compcode} at {start}");
+                }
             }
         }
     }

@@ -945,14 +945,14 @@ impl BlockDecoder<'_> {
         // (Indexed rather than `chunks_exact_mut`, whose count is a division.)
         for s in 0..nstreams {
             let target = &mut streamed[s * neblock..(s + 1) * neblock];
-            if pos + 4 > end {
-                return Err(Error::ReadBuffer);
-            }
-            let csize = get_i32(bsrc, pos)?;
-            pos += 4;
             if view.vl.is_some() {
                 // VL blocks: the field holds the uncompressed size; the stream runs to the
                 // next block's start.
+                if pos + 4 > end {
+                    return Err(Error::ReadBuffer);
+                }
+                let csize = get_i32(bsrc, pos)?;
+                pos += 4;
                 if csize as usize != target.len() {
                     return Err(Error::Data);
                 }
@@ -965,7 +965,7 @@ impl BlockDecoder<'_> {
                 pos = end;
                 continue;
             }
-            let (stream, next) = Stream::at(streams, pos - 4)?;
+            let (stream, next) = Stream::at(streams, pos)?;
             match stream {
                 Stream::Fill(b) if rows_path => match fills[..nfills].iter().find(|f| f.0 == b) {
                     Some(&(_, first)) => {
@@ -979,8 +979,9 @@ impl BlockDecoder<'_> {
                     }
                 },
                 Stream::Fill(b) => target.fill(b),
-                // Chunks and lazily read blocks are under 2 GiB (32-bit sizes).
-                Stream::Coded(c) if c.len() == neblock && rows_path => raw_at[s] = pos as u32,
+                // Where the bytes start (after the size field). Chunks and lazily read
+                // blocks are under 2 GiB (32-bit sizes).
+                Stream::Coded(c) if c.len() == neblock && rows_path => raw_at[s] = (next - neblock) as u32,
                 Stream::Coded(c) if c.len() == neblock => copy_bytes(target, c),
                 Stream::Coded(c) => decode_stream(view, c, target, cscratch, &dict, self.call)?,
             }

@@ -264,6 +264,21 @@ impl<'a> ChunkView<'a> {
         })
     }
 
+    /// How block `j` (`bsize` bytes) is stored: how many streams, each how long. Full
+    /// blocks of split chunks hold one stream per byte of an item; VL blocks and a chunk's
+    /// last, shorter block hold one.
+    #[inline(always)]
+    fn streams_of(&self, j: usize, bsize: usize) -> Result<(usize, usize)> {
+        let leftoverblock = self.leftover > 0 && j + 1 == self.nblocks;
+        let nstreams = if self.vl.is_none() && self.plan.split && !leftoverblock { self.typesize } else { 1 };
+        // (No division for unsplit blocks: it costs as much as the rest of the setup.)
+        let neblock = if nstreams == 1 { bsize } else { bsize / nstreams };
+        if neblock == 0 {
+            return Err(Error::Failure);
+        }
+        Ok((nstreams, neblock))
+    }
+
     /// Whether the chunk has variable-length blocks.
     pub fn is_vlblocks(&self) -> bool {
         self.vl.is_some()
@@ -793,12 +808,7 @@ impl BlockDecoder<'_> {
         if pos == 0 || pos >= end {
             return Err(Error::Data);
         }
-        let leftoverblock = view.leftover > 0 && j + 1 == view.nblocks;
-        let nstreams = if view.plan.split && !leftoverblock { view.typesize } else { 1 };
-        let neblock = if nstreams == 1 { bsize } else { bsize / nstreams };
-        if neblock == 0 {
-            return Err(Error::Failure);
-        }
+        let (nstreams, neblock) = view.streams_of(j, bsize)?;
         let (streamed, unstreamed) = out.split_at_mut(nstreams * neblock);
         for s in 0..nstreams {
             let target = &mut streamed[s * neblock..(s + 1) * neblock];
@@ -888,17 +898,7 @@ impl BlockDecoder<'_> {
                 (view.src, start, end)
             }
         };
-        let leftoverblock = view.vl.is_none() && view.leftover > 0 && j + 1 == view.nblocks;
-        let nstreams = if view.vl.is_none() && view.plan.split && !leftoverblock {
-            view.typesize
-        } else {
-            1
-        };
-        // (No division for unsplit blocks: it costs as much as the rest of the setup.)
-        let neblock = if nstreams == 1 { bsize } else { bsize / nstreams };
-        if neblock == 0 {
-            return Err(Error::Failure);
-        }
+        let (nstreams, neblock) = view.streams_of(j, bsize)?;
         let pp = PipelineParams {
             filters: &view.header.filters,
             filters_meta: &view.header.filters_meta,

@@ -939,6 +939,10 @@ impl BlockDecoder<'_> {
         let mut fills: [(u8, u8); MAX_ROWS] = [(0, 0); MAX_ROWS];
         let mut nfills = 0;
         let mut shared = false;
+        // Streams of zeros are only noted while reading (bit `s`): when they are the high
+        // bytes of every element (the usual case), none of them is written at all and the
+        // unshuffle widens the low bytes (`unshuffle_zero_high`).
+        let mut zeros = 0u32;
         // Where the streams go: `out` itself, or the first pipeline buffer.
         let streams_dst: &mut [u8] = if direct { &mut *out } else { &mut bufs.a_mut()[..bsize] };
         let (streamed, unstreamed) = streams_dst.split_at_mut(nstreams * neblock);
@@ -968,6 +972,7 @@ impl BlockDecoder<'_> {
             }
             let (stream, next) = Stream::at(streams, pos)?;
             match stream {
+                Stream::Fill(0) if rows_path => zeros |= 1 << s,
                 Stream::Fill(b) if rows_path => match fills[..nfills].iter().find(|f| f.0 == b) {
                     Some(&(_, first)) => {
                         row_of[s] = first;
@@ -994,7 +999,20 @@ impl BlockDecoder<'_> {
         if !unstreamed.is_empty() {
             unstreamed.fill(0);
         }
-        if rows_path && (shared || raw_at[..nstreams].iter().any(|&p| p != 0)) {
+        // The streams below the first of the high zero streams; the zero streams among
+        // them, if any, are written once and shared like other repeated bytes.
+        let nonzero = !zeros & ((1u32 << nstreams) - 1);
+        let live = (u32::BITS - nonzero.leading_zeros()) as usize;
+        let inner_zeros = zeros & ((1u32 << live) - 1);
+        if inner_zeros != 0 {
+            let first = inner_zeros.trailing_zeros() as usize;
+            streamed[first * neblock..(first + 1) * neblock].fill(0);
+            for s in (first + 1..live).filter(|&s| inner_zeros & 1 << s != 0) {
+                row_of[s] = first as u8;
+                shared = true;
+            }
+        }
+        if rows_path && (shared || live < nstreams || raw_at[..nstreams].iter().any(|&p| p != 0)) {
             let decoded = bufs.get(&[], Slot::A, bsize);
             let mut rows: [&[u8]; MAX_ROWS] = [&[]; MAX_ROWS];
             for (s, row) in rows[..nstreams].iter_mut().enumerate() {
@@ -1005,7 +1023,11 @@ impl BlockDecoder<'_> {
                 };
             }
             let (body, tail) = out.split_at_mut(nstreams * neblock);
-            filters::unshuffle_rows(&rows[..nstreams], neblock, body);
+            if live < nstreams {
+                filters::unshuffle_zero_high(&rows[..live], nstreams, neblock, body);
+            } else {
+                filters::unshuffle_rows(&rows[..nstreams], neblock, body);
+            }
             // What the buffer's zeroed tail would have given.
             tail.fill(0);
             return Ok(());
@@ -1355,6 +1377,90 @@ mod tests {
                     let mut part = vec![0u8; 900];
                     assert_eq!(d.get_bytes(&chunk[..n], start, 900, &mut part), Ok(900));
                     assert!(part[..] == src[start..start + 900], "codec {compcode} at {start}");
+                }
+            }
+        }
+    }
+
+    /// Small integers in wide types: the high streams of each block are zeros, which the
+    /// decoder never writes (the low rows are widened), also when a zero stream sits
+    /// between live ones, when every stream is zero, when a live stream is stored as is, and
+    /// after another chunk left its bytes in the scratch.
+    #[test]
+    fn high_zero_streams_are_never_written() {
+        let blocksize = 16384;
+        // (typesize, live low bytes, an inner zero byte)
+        let shapes = [
+            (2, 1, None),
+            (4, 1, None),
+            (4, 2, None),
+            (4, 3, Some(1)),
+            (8, 1, None),
+            (8, 2, None),
+            (8, 3, None),
+            (8, 4, Some(2)),
+            (8, 6, None),
+            (16, 5, Some(3)),
+            (8, 0, None),
+        ];
+        let mut d1 = Decompressor::new(DecompressParams::default());
+        let mut d2 = Decompressor::new(DecompressParams { nthreads: 2, ..DecompressParams::default() });
+        for (typesize, live, inner) in shapes {
+            let nbytes = blocksize * 3 + typesize * 37;
+            for noise in [false, true] {
+                let mut x = 0x9E37_79B9_7F4A_7C15u64;
+                let src: Vec<u8> = (0..nbytes)
+                    .map(|i| {
+                        let (e, b) = (i / typesize, i % typesize);
+                        x ^= x << 13;
+                        x ^= x >> 7;
+                        x ^= x << 17;
+                        match b {
+                            _ if b >= live || Some(b) == inner => 0,
+                            0 if noise => x as u8,
+                            0 => (e * 3) as u8,
+                            _ => (e >> (4 + b)) as u8 | 1,
+                        }
+                    })
+                    .collect();
+                for compcode in [0u8, 1] {
+                    let mut c = Compressor::new(CompressParams {
+                        typesize: typesize as i32,
+                        blocksize: blocksize as i32,
+                        clevel: 5,
+                        compcode,
+                        filters: [0, 0, 0, 0, 0, SHUFFLE],
+                        ..CompressParams::default()
+                    });
+                    let mut chunk = vec![0u8; nbytes + MAX_OVERHEAD];
+                    let n = c.compress(&src, &mut chunk).expect("compress");
+                    let sizes = stream_sizes(&chunk, 0, typesize);
+                    let zero_streams = sizes.iter().filter(|&&c| c == 0).count();
+                    let want_zero = typesize - live + usize::from(inner.is_some());
+                    assert!(live == 0 || zero_streams == want_zero, "{typesize}/{live}: {sizes:?}");
+                    let dirt = vec![0xC3u8; nbytes];
+                    let mut other = vec![0u8; nbytes + MAX_OVERHEAD];
+                    let m = Compressor::new(CompressParams {
+                        typesize: typesize as i32,
+                        blocksize: blocksize as i32,
+                        clevel: 0,
+                        filters: [0, 0, 0, 0, 0, SHUFFLE],
+                        ..CompressParams::default()
+                    })
+                    .compress(&dirt, &mut other)
+                    .expect("compress");
+                    for d in [&mut d1, &mut d2] {
+                        let mut out = vec![0u8; nbytes];
+                        assert_eq!(d.decompress(&other[..m], &mut out), Ok(nbytes));
+                        let mut out = vec![0xA5u8; nbytes];
+                        assert_eq!(d.decompress(&chunk[..n], &mut out), Ok(nbytes));
+                        assert!(out == src, "{typesize}/{live}/{inner:?} codec {compcode} noise {noise}");
+                        for start in [0, 3, blocksize - 5, nbytes - 700] {
+                            let mut part = vec![0u8; 700];
+                            assert_eq!(d.get_bytes(&chunk[..n], start, 700, &mut part), Ok(700));
+                            assert!(part[..] == src[start..start + 700], "{typesize}/{live} at {start}");
+                        }
+                    }
                 }
             }
         }

@@ -216,6 +216,16 @@ pub fn unshuffle_rows(rows: &[&[u8]], n: usize, dest: &mut [u8]) {
     shuffle::unshuffle_rows_with(Isa::best(), rows, n, dest);
 }
 
+/// [`unshuffle_rows`] for elements of `typesize` bytes whose bytes `rows.len()..typesize`
+/// are all zero: only the low rows are given (none at all means every byte is zero), the
+/// others need not exist anywhere. `typesize` is at most 16 and above `rows.len()`.
+///
+/// # Panics
+/// When those bounds or the lengths of [`unshuffle_rows`] do not hold.
+pub fn unshuffle_zero_high(rows: &[&[u8]], typesize: usize, n: usize, dest: &mut [u8]) {
+    shuffle::unshuffle_zero_high_with(Isa::best(), rows, typesize, n, dest);
+}
+
 /// Bit-shuffles `src` into `dest` (see the module docs for the layout).
 ///
 /// Like the reference, only the largest multiple of 8 elements is transposed and the rest
@@ -278,6 +288,20 @@ pub mod kernels {
             return false;
         }
         super::shuffle::unshuffle_rows_with(isa, rows, n, dest);
+        true
+    }
+
+    pub fn unshuffle_zero_high(
+        isa: Isa,
+        rows: &[&[u8]],
+        typesize: usize,
+        n: usize,
+        dest: &mut [u8],
+    ) -> bool {
+        if !isa.is_available() {
+            return false;
+        }
+        super::shuffle::unshuffle_zero_high_with(isa, rows, typesize, n, dest);
         true
     }
 

@@ -101,6 +101,113 @@ pub(crate) fn unshuffle(rows: &[&[u8]], n: usize, dest: &mut [u8], start: usize)
     end
 }
 
+/// Unshuffles elements `start..` of `ts`-byte items whose bytes from `rows.len()` up are
+/// zero, 16 at a time; returns the first element not processed (`start` for the shapes
+/// without a kernel here: the low bytes must fill at most half an element).
+pub(crate) fn unshuffle_zero_high(
+    rows: &[&[u8]],
+    ts: usize,
+    n: usize,
+    dest: &mut [u8],
+    start: usize,
+) -> usize {
+    let end = start + n.saturating_sub(start) / 16 * 16;
+    if end == start || !std::arch::is_x86_feature_detected!("avx2") {
+        return start;
+    }
+    assert!(rows.iter().all(|r| r.len() >= n) && dest.len() >= n * ts);
+    let d = dest.as_mut_ptr();
+    // SAFETY: every row holds at least `n` bytes and `dest` at least `n * ts` (asserted
+    // above); each kernel reads bytes `start..end` (end <= n) of its `LIVE` rows (the
+    // match checks `rows.len()`) and writes the elements `start..end`.
+    unsafe {
+        match (ts, rows.len()) {
+            (2, 1) => widen::<2, 1, 1>(rows, d, start, end),
+            (4, 1) => widen::<4, 1, 1>(rows, d, start, end),
+            (4, 2) => widen::<4, 2, 2>(rows, d, start, end),
+            (8, 1) => widen::<8, 1, 1>(rows, d, start, end),
+            (8, 2) => widen::<8, 2, 2>(rows, d, start, end),
+            (8, 3) => widen::<8, 3, 4>(rows, d, start, end),
+            (8, 4) => widen::<8, 4, 4>(rows, d, start, end),
+            _ => return start,
+        }
+    }
+    end
+}
+
+/// Interleaves `LIVE` rows into words of `W` bytes (`W` the power of two at or above
+/// `LIVE`, the rows between zeros), then zero-extends each word to `S` bytes: the moves
+/// that widen (`vpmovzx`) also put the 128-bit halves in place, which the full transpose
+/// needs a lane permute for.
+///
+/// # Safety
+/// AVX2 available; `rows` holds at least `LIVE` rows of at least `end` bytes; `dest` is
+/// writable for `end * S` bytes; `end - start` is a multiple of 16; `W <= S / 2`.
+#[target_feature(enable = "avx2")]
+unsafe fn widen<const S: usize, const LIVE: usize, const W: usize>(
+    rows: &[&[u8]],
+    dest: *mut u8,
+    start: usize,
+    end: usize,
+) {
+    let src: [*const u8; LIVE] = core::array::from_fn(|j| rows[j].as_ptr());
+    let mut i = start;
+    while i < end {
+        // SAFETY: row offsets stay below `end`; the stores cover bytes `i * S` to
+        // `(i + 16) * S`, below `end * S`.
+        unsafe {
+            let r: [__m128i; 4] = core::array::from_fn(|j| {
+                if j < LIVE { _mm_loadu_si128(src[j].add(i).cast()) } else { _mm_setzero_si128() }
+            });
+            // `words[k]` holds elements `k * 16 / W ..` as `W`-byte words, in order.
+            let words: [__m128i; 4] = match W {
+                1 => [r[0]; 4],
+                2 => [_mm_unpacklo_epi8(r[0], r[1]), _mm_unpackhi_epi8(r[0], r[1]), r[0], r[0]],
+                _ => {
+                    let (a, b) = (_mm_unpacklo_epi8(r[0], r[1]), _mm_unpackhi_epi8(r[0], r[1]));
+                    let (c, e) = (_mm_unpacklo_epi8(r[2], r[3]), _mm_unpackhi_epi8(r[2], r[3]));
+                    [
+                        _mm_unpacklo_epi16(a, c),
+                        _mm_unpackhi_epi16(a, c),
+                        _mm_unpacklo_epi16(b, e),
+                        _mm_unpackhi_epi16(b, e),
+                    ]
+                }
+            };
+            let out = dest.add(i * S);
+            for (k, &w) in words[..W].iter().enumerate() {
+                // Each word vector becomes `S / W` halves of 32-byte stores.
+                let o = out.add(k * 16 * S / W);
+                macro_rules! store {
+                    ($at:expr, $v:expr) => {
+                        _mm256_storeu_si256(o.add($at).cast(), $v)
+                    };
+                }
+                match (W, S) {
+                    (1, 2) => store!(0, _mm256_cvtepu8_epi16(w)),
+                    (2, 4) => store!(0, _mm256_cvtepu16_epi32(w)),
+                    (4, 8) => store!(0, _mm256_cvtepu32_epi64(w)),
+                    (1, 4) => {
+                        store!(0, _mm256_cvtepu8_epi32(w));
+                        store!(32, _mm256_cvtepu8_epi32(_mm_unpackhi_epi64(w, w)));
+                    }
+                    (2, 8) => {
+                        store!(0, _mm256_cvtepu16_epi64(w));
+                        store!(32, _mm256_cvtepu16_epi64(_mm_unpackhi_epi64(w, w)));
+                    }
+                    _ => {
+                        store!(0, _mm256_cvtepu8_epi64(w));
+                        store!(32, _mm256_cvtepu8_epi64(_mm_srli_si128::<4>(w)));
+                        store!(64, _mm256_cvtepu8_epi64(_mm_srli_si128::<8>(w)));
+                        store!(96, _mm256_cvtepu8_epi64(_mm_srli_si128::<12>(w)));
+                    }
+                }
+            }
+        }
+        i += 16;
+    }
+}
+
 /// Whether [`shuffle`] goes through a staging buffer.
 ///
 /// The kernels touch all `ts` rows (`n` bytes apart) for every 32 elements. When `n` is a

@@ -221,6 +221,33 @@ fn unshuffle_from_scattered_rows_matches_adjacent_rows() {
     }
 }
 
+/// Elements whose high bytes are zero, given only their low rows, unshuffle as the full
+/// rows with rows of zeros would, on every kernel level, for every count of low rows,
+/// lengths around the kernels' 16-element steps and the 4 KiB pieces of the fallback, and
+/// destinations on and off the store alignment (the peel starts at 16 KiB).
+#[test]
+fn zero_high_rows_unshuffle_as_rows_of_zeros() {
+    for ts in 2..=16usize {
+        for &n in &[0usize, 1, 15, 16, 17, 33, 4095, 4097, 8192 + 5, 3000] {
+            let bytes = data(n * ts, (ts * 31 + n) as u64);
+            for live in 0..ts {
+                let zeros = vec![0u8; n];
+                let full: Vec<&[u8]> =
+                    (0..ts).map(|j| if j < live { &bytes[j * n..(j + 1) * n] } else { &zeros[..] }).collect();
+                let mut want = vec![0u8; n * ts];
+                assert!(kernels::unshuffle_rows(Isa::Scalar, &full, n, &mut want));
+                for isa in Isa::available() {
+                    for off in [0, 8, 16, 1] {
+                        let mut buf = vec![0x5A; n * ts + off];
+                        assert!(kernels::unshuffle_zero_high(isa, &full[..live], ts, n, &mut buf[off..]));
+                        assert!(buf[off..] == want[..], "{isa:?} ts={ts} live={live} n={n} off={off}");
+                    }
+                }
+            }
+        }
+    }
+}
+
 /// The dispatcher picks a SIMD level wherever the target has one.
 #[test]
 fn best_isa_is_simd_on_simd_targets() {

@@ -1001,9 +1001,14 @@ impl BlockDecoder<'_> {
         }
         // The streams below the first of the high zero streams; the zero streams among
         // them, if any, are written once and shared like other repeated bytes.
-        let nonzero = !zeros & ((1u32 << nstreams) - 1);
-        let live = (u32::BITS - nonzero.leading_zeros()) as usize;
-        let inner_zeros = zeros & ((1u32 << live) - 1);
+        // (`zeros` is only ever set on the rows path, at most `MAX_ROWS` streams.)
+        let (live, inner_zeros) = if zeros == 0 {
+            (nstreams, 0)
+        } else {
+            let nonzero = !zeros & ((1u32 << nstreams) - 1);
+            let live = (u32::BITS - nonzero.leading_zeros()) as usize;
+            (live, zeros & ((1u32 << live) - 1))
+        };
         if inner_zeros != 0 {
             let first = inner_zeros.trailing_zeros() as usize;
             streamed[first * neblock..(first + 1) * neblock].fill(0);

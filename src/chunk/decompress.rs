@@ -1331,9 +1331,48 @@ mod tests {
     /// streams) next to decoded and stored ones: every stream reads the right bytes when
     /// the repeated ones are written once per value, whole chunks and partial reads, one
     /// and two threads, the scratch dirty from an earlier chunk.
+    /// `src` compressed with a shuffle only, cut to its length.
+    fn shuffled_chunk(src: &[u8], typesize: usize, blocksize: usize, clevel: u8, compcode: u8) -> Vec<u8> {
+        let mut c = Compressor::new(CompressParams {
+            typesize: typesize as i32,
+            blocksize: blocksize as i32,
+            clevel,
+            compcode,
+            filters: [0, 0, 0, 0, 0, SHUFFLE],
+            ..CompressParams::default()
+        });
+        let mut chunk = vec![0u8; src.len() + MAX_OVERHEAD];
+        let n = c.compress(src, &mut chunk).expect("compress");
+        chunk.truncate(n);
+        chunk
+    }
+
+    /// After `dirt` (a chunk of as many bytes) left its bytes in `d`'s scratch, `chunk`
+    /// decodes to `src` whole and in parts of `len` bytes at `starts`.
+    fn decodes_after_dirt(
+        d: &mut Decompressor,
+        dirt: &[u8],
+        chunk: &[u8],
+        src: &[u8],
+        starts: &[usize],
+        len: usize,
+        what: &str,
+    ) {
+        let mut out = vec![0u8; src.len()];
+        assert_eq!(d.decompress(dirt, &mut out), Ok(src.len()), "{what}");
+        let mut out = vec![0xA5u8; src.len()];
+        assert_eq!(d.decompress(chunk, &mut out), Ok(src.len()), "{what}");
+        assert!(out == src, "{what}");
+        for &start in starts {
+            let mut part = vec![0u8; len];
+            assert_eq!(d.get_bytes(chunk, start, len, &mut part), Ok(len), "{what} at {start}");
+            assert!(part[..] == src[start..start + len], "{what} at {start}");
+        }
+    }
+
     #[test]
     fn repeated_byte_streams_are_written_once_per_value() {
-        let (typesize, blocksize, nbytes) = (8usize, 16384, 16384 * 3 + 8 * 100);
+        let (typesize, blocksize, nbytes) = (8usize, 16384usize, 16384 * 3 + 8 * 100);
         // Byte 0 noise (a stream stored as is) or a short cycle (decoded).
         let make = |noise: bool| {
             let mut x = 0x2545_F491_4F6C_DD1Du64;
@@ -1357,40 +1396,21 @@ mod tests {
         let mut d1 = Decompressor::new(DecompressParams::default());
         let mut d2 = Decompressor::new(DecompressParams { nthreads: 2, ..DecompressParams::default() });
         for (compcode, src) in [0u8, 1, 5].into_iter().flat_map(|c| [(c, make(true)), (c, make(false))]) {
-            let mut c = Compressor::new(CompressParams {
-                typesize: typesize as i32,
-                blocksize,
-                clevel: 5,
-                compcode,
-                filters: [0, 0, 0, 0, 0, SHUFFLE],
-                ..CompressParams::default()
-            });
-            let mut chunk = vec![0u8; nbytes + MAX_OVERHEAD];
-            let n = c.compress(&src, &mut chunk).expect("compress");
+            let chunk = shuffled_chunk(&src, typesize, blocksize, 5, compcode);
             let sizes = stream_sizes(&chunk, 0, typesize);
             assert!(sizes.iter().filter(|&&c| c <= 0).count() >= 4, "{compcode}: {sizes:?}");
-            let mut other = vec![0u8; nbytes + MAX_OVERHEAD];
-            let m = c.compress(&noisy, &mut other).expect("compress");
+            let other = shuffled_chunk(&noisy, typesize, blocksize, 5, compcode);
+            let starts = [0, 5, blocksize - 3, nbytes - 900];
             for d in [&mut d1, &mut d2] {
-                // Leave other bytes in the scratch first.
-                let mut out = vec![0u8; nbytes];
-                assert_eq!(d.decompress(&other[..m], &mut out), Ok(nbytes));
-                let mut out = vec![0xA5u8; nbytes];
-                assert_eq!(d.decompress(&chunk[..n], &mut out), Ok(nbytes));
-                assert!(out == src, "codec {compcode}");
-                for start in [0, 5, blocksize as usize - 3, nbytes - 900] {
-                    let mut part = vec![0u8; 900];
-                    assert_eq!(d.get_bytes(&chunk[..n], start, 900, &mut part), Ok(900));
-                    assert!(part[..] == src[start..start + 900], "codec {compcode} at {start}");
-                }
+                decodes_after_dirt(d, &other, &chunk, &src, &starts, 900, &format!("codec {compcode}"));
             }
         }
     }
 
     /// Small integers in wide types: the high streams of each block are zeros, which the
     /// decoder never writes (the low rows are widened), also when a zero stream sits
-    /// between live ones, when every stream is zero, when a live stream is stored as is, and
-    /// after another chunk left its bytes in the scratch.
+    /// between live ones, when a live stream is stored as is, and after another chunk left
+    /// its bytes in the scratch. (All zeros: a chunk marked as zeros.)
     #[test]
     fn high_zero_streams_are_never_written() {
         let blocksize = 16384;
@@ -1429,44 +1449,53 @@ mod tests {
                     })
                     .collect();
                 for compcode in [0u8, 1] {
-                    let mut c = Compressor::new(CompressParams {
-                        typesize: typesize as i32,
-                        blocksize: blocksize as i32,
-                        clevel: 5,
-                        compcode,
-                        filters: [0, 0, 0, 0, 0, SHUFFLE],
-                        ..CompressParams::default()
-                    });
-                    let mut chunk = vec![0u8; nbytes + MAX_OVERHEAD];
-                    let n = c.compress(&src, &mut chunk).expect("compress");
-                    let sizes = stream_sizes(&chunk, 0, typesize);
-                    let zero_streams = sizes.iter().filter(|&&c| c == 0).count();
-                    let want_zero = typesize - live + usize::from(inner.is_some());
-                    assert!(live == 0 || zero_streams == want_zero, "{typesize}/{live}: {sizes:?}");
-                    let dirt = vec![0xC3u8; nbytes];
-                    let mut other = vec![0u8; nbytes + MAX_OVERHEAD];
-                    let m = Compressor::new(CompressParams {
-                        typesize: typesize as i32,
-                        blocksize: blocksize as i32,
-                        clevel: 0,
-                        filters: [0, 0, 0, 0, 0, SHUFFLE],
-                        ..CompressParams::default()
-                    })
-                    .compress(&dirt, &mut other)
-                    .expect("compress");
+                    let chunk = shuffled_chunk(&src, typesize, blocksize, 5, compcode);
+                    if live > 0 {
+                        let sizes = stream_sizes(&chunk, 0, typesize);
+                        let zero_streams = sizes.iter().filter(|&&c| c == 0).count();
+                        let want_zero = typesize - live + usize::from(inner.is_some());
+                        assert_eq!(zero_streams, want_zero, "{typesize}/{live}: {sizes:?}");
+                    }
+                    let dirt = shuffled_chunk(&vec![0xC3u8; nbytes], typesize, blocksize, 0, compcode);
+                    let starts = [0, 3, blocksize - 5, nbytes - 700];
+                    let what = format!("{typesize}/{live}/{inner:?} codec {compcode} noise {noise}");
                     for d in [&mut d1, &mut d2] {
-                        let mut out = vec![0u8; nbytes];
-                        assert_eq!(d.decompress(&other[..m], &mut out), Ok(nbytes));
-                        let mut out = vec![0xA5u8; nbytes];
-                        assert_eq!(d.decompress(&chunk[..n], &mut out), Ok(nbytes));
-                        assert!(out == src, "{typesize}/{live}/{inner:?} codec {compcode} noise {noise}");
-                        for start in [0, 3, blocksize - 5, nbytes - 700] {
-                            let mut part = vec![0u8; 700];
-                            assert_eq!(d.get_bytes(&chunk[..n], start, 700, &mut part), Ok(700));
-                            assert!(part[..] == src[start..start + 700], "{typesize}/{live} at {start}");
-                        }
+                        decodes_after_dirt(d, &dirt, &chunk, &src, &starts, 700, &what);
                     }
                 }
+            }
+        }
+    }
+
+    /// Hand-made split blocks of 4-byte items whose streams are all zeros (no writer of ours
+    /// makes one: it marks the chunk as zeros instead), or zeros around stored ones.
+    #[test]
+    fn zero_streams_with_nothing_else_decode_to_zeros() {
+        let stored: Vec<u8> = (1..=16).collect();
+        for (sizes, want_rows) in [([0, 0, 0, 0], [false; 4]), ([16, 0, 16, 0], [true, false, true, false])] {
+            let mut chunk = vec![0u8; 32];
+            chunk[0] = 5; // format version
+            chunk[1] = 1;
+            chunk[2] = DOSHUFFLE | DOBITSHUFFLE; // both: the 32-byte header
+            chunk[3] = 4;
+            chunk[4..8].copy_from_slice(&64i32.to_le_bytes());
+            chunk[8..12].copy_from_slice(&64i32.to_le_bytes());
+            chunk[16 + 5] = SHUFFLE;
+            chunk.extend_from_slice(&36i32.to_le_bytes()); // block start
+            for size in sizes {
+                chunk.extend_from_slice(&(size as i32).to_le_bytes());
+                chunk.extend_from_slice(&stored[..size]);
+            }
+            let cbytes = chunk.len() as i32;
+            chunk[12..16].copy_from_slice(&cbytes.to_le_bytes());
+            let want: Vec<u8> = (0..64)
+                .map(|i| if want_rows[i % 4] { stored[i / 4] } else { 0 })
+                .collect();
+            for nthreads in [1, 2] {
+                let mut d = Decompressor::new(DecompressParams { nthreads, ..DecompressParams::default() });
+                let mut out = [0xFFu8; 64];
+                assert_eq!(d.decompress(&chunk, &mut out), Ok(64));
+                assert_eq!(out[..], want[..], "{sizes:?}");
             }
         }
     }

@@ -1467,27 +1467,35 @@ mod tests {
         }
     }
 
+    /// A hand-made chunk of 4-byte items with one block of `nbytes` and `filter`, its
+    /// streams given as (size field, bytes after it).
+    fn one_block_chunk(nbytes: i32, filter: u8, streams: &[(i32, &[u8])]) -> Vec<u8> {
+        let mut chunk = vec![0u8; 32];
+        chunk[0] = 5; // format version
+        chunk[1] = 1;
+        chunk[2] = DOSHUFFLE | DOBITSHUFFLE; // both: the 32-byte header
+        chunk[3] = 4;
+        chunk[4..8].copy_from_slice(&nbytes.to_le_bytes());
+        chunk[8..12].copy_from_slice(&nbytes.to_le_bytes());
+        chunk[16 + 5] = filter;
+        chunk.extend_from_slice(&36i32.to_le_bytes()); // block start
+        for &(size, bytes) in streams {
+            chunk.extend_from_slice(&size.to_le_bytes());
+            chunk.extend_from_slice(bytes);
+        }
+        let cbytes = chunk.len() as i32;
+        chunk[12..16].copy_from_slice(&cbytes.to_le_bytes());
+        chunk
+    }
+
     /// Hand-made split blocks of 4-byte items whose streams are all zeros (no writer of ours
     /// makes one: it marks the chunk as zeros instead), or zeros around stored ones.
     #[test]
     fn zero_streams_with_nothing_else_decode_to_zeros() {
         let stored: Vec<u8> = (1..=16).collect();
         for (sizes, want_rows) in [([0, 0, 0, 0], [false; 4]), ([16, 0, 16, 0], [true, false, true, false])] {
-            let mut chunk = vec![0u8; 32];
-            chunk[0] = 5; // format version
-            chunk[1] = 1;
-            chunk[2] = DOSHUFFLE | DOBITSHUFFLE; // both: the 32-byte header
-            chunk[3] = 4;
-            chunk[4..8].copy_from_slice(&64i32.to_le_bytes());
-            chunk[8..12].copy_from_slice(&64i32.to_le_bytes());
-            chunk[16 + 5] = SHUFFLE;
-            chunk.extend_from_slice(&36i32.to_le_bytes()); // block start
-            for size in sizes {
-                chunk.extend_from_slice(&(size as i32).to_le_bytes());
-                chunk.extend_from_slice(&stored[..size]);
-            }
-            let cbytes = chunk.len() as i32;
-            chunk[12..16].copy_from_slice(&cbytes.to_le_bytes());
+            let streams = sizes.map(|size| (size as i32, &stored[..size]));
+            let chunk = one_block_chunk(64, SHUFFLE, &streams);
             let want: Vec<u8> = (0..64)
                 .map(|i| if want_rows[i % 4] { stored[i / 4] } else { 0 })
                 .collect();
@@ -1508,21 +1516,7 @@ mod tests {
         // Hand-made chunk: typesize 4, one block of 10 bytes, split into 4 streams of 2
         // bytes stored uncompressed (csize == neblock), bytes 8-9 in no stream.
         let streams: [[u8; 2]; 4] = [[1, 2], [3, 4], [5, 6], [7, 8]];
-        let mut chunk = vec![0u8; 32];
-        chunk[0] = 5; // format version
-        chunk[1] = 1;
-        chunk[2] = DOSHUFFLE | DOBITSHUFFLE; // both: the 32-byte header
-        chunk[3] = 4;
-        chunk[4..8].copy_from_slice(&10i32.to_le_bytes());
-        chunk[8..12].copy_from_slice(&10i32.to_le_bytes());
-        chunk[16 + 5] = SHUFFLE;
-        chunk.extend_from_slice(&36i32.to_le_bytes()); // block start
-        for s in streams {
-            chunk.extend_from_slice(&2i32.to_le_bytes());
-            chunk.extend_from_slice(&s);
-        }
-        let cbytes = chunk.len() as i32;
-        chunk[12..16].copy_from_slice(&cbytes.to_le_bytes());
+        let mut chunk = one_block_chunk(10, SHUFFLE, &streams.each_ref().map(|s| (2, &s[..])));
         let mut d = Decompressor::new(DecompressParams::default());
         let mut out = [0xFFu8; 10];
         assert_eq!(d.decompress(&chunk, &mut out), Ok(10));

@@ -1327,10 +1327,6 @@ mod tests {
         }
     }
 
-    /// Streams of one repeated byte (zeros, and runs of other values, some shared by two
-    /// streams) next to decoded and stored ones: every stream reads the right bytes when
-    /// the repeated ones are written once per value, whole chunks and partial reads, one
-    /// and two threads, the scratch dirty from an earlier chunk.
     /// `src` compressed with a shuffle only, cut to its length.
     fn shuffled_chunk(src: &[u8], typesize: usize, blocksize: usize, clevel: u8, compcode: u8) -> Vec<u8> {
         let mut c = Compressor::new(CompressParams {
@@ -1370,6 +1366,10 @@ mod tests {
         }
     }
 
+    /// Streams of one repeated byte (zeros, and runs of other values, some shared by two
+    /// streams) next to decoded and stored ones: every stream reads the right bytes when
+    /// the repeated ones are written once per value, whole chunks and partial reads, one
+    /// and two threads, the scratch dirty from an earlier chunk.
     #[test]
     fn repeated_byte_streams_are_written_once_per_value() {
         let (typesize, blocksize, nbytes) = (8usize, 16384usize, 16384 * 3 + 8 * 100);

@@ -1,12 +1,18 @@
 #!/usr/bin/env bash
-# Record pgo/codecs.proftext, the profile clang 19 builds zstd and lz4hc.c with
-# (scripts/cc-x86_64, README "Codec builds"). Builds an instrumented library in
-# target/pgo-gen (LIBBLOSC2_PGO=generate), runs the benchmark's compression and
-# decompression matrix for LZ4HC and zstd through it (bench pair, short budget: every data
-# set, filter, clevel and thread count once or a few times), and merges the counters.
-# Needs clang-19 and llvm-profdata-19 (Debian 12: apt install clang-19 llvm-19). Takes about
-# 15 minutes on a 2-core machine. Rebuild afterwards with
-# `cargo clean -p zstd-sys -p lz4-sys && make build` (build scripts do not watch the profile).
+# Record the profiles clang 19 builds codec code with (scripts/cc-x86_64, README "Codec
+# builds"): pgo/codecs.proftext for zstd and lz4hc.c, pgo/inflate.proftext for zlib-ng's
+# decoder. Builds an instrumented library in target/pgo-gen (LIBBLOSC2_PGO=generate), runs
+# the benchmark's compression and decompression matrix through it (bench pair, short
+# budget: every data set, filter, clevel and thread count once or a few times) for LZ4HC and
+# zstd, or for zlib, and merges the counters.
+#   scripts/pgo-train.sh [codecs|inflate|all]     (default all)
+# The inflate profile is sparse (functions never run are left out, so that they build as
+# without a profile instead of as cold code: the AVX-512 and SSE variants of inflate_fast,
+# which the training machine may not run). Needs clang-19 and llvm-profdata-19 (Debian 12:
+# apt install clang-19 llvm-19). Takes about 15 minutes (codecs) and 3 minutes (inflate) on
+# a 2-core machine. Rebuild afterwards with
+# `cargo clean -p zstd-sys -p lz4-sys -p libz-sys && make build` (build scripts do not watch
+# the profiles).
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
@@ -23,14 +29,26 @@ gen=$top/target/pgo-gen
 LIBBLOSC2_PGO=generate CARGO_TARGET_DIR=$gen \
   RUSTFLAGS="-C link-arg=-Wl,-u,__llvm_profile_runtime -C link-arg=$runtime" \
   cargo build --release --lib -p libblosc2
-raw=$gen/profraw
-rm -rf "$raw"; mkdir -p "$raw"
-for c in lz4hc zstd; do
-  LD_LIBRARY_PATH=target/release LLVM_PROFILE_FILE="$raw/%p-%m.profraw" \
-    target/bench/bench pair "$gen/release/libblosc2.so" "$top/reference/blosc2/lib/libblosc2.so.9" \
-    0.01 ../shared/fixtures/raw/rainfall-grid-150x150.bin "$c" ours-first > /dev/null
-done
-ls "$raw"/*.profraw > /dev/null
-mkdir -p pgo
-llvm-profdata-19 merge --text -o pgo/codecs.proftext "$raw"/*.profraw
-echo "pgo-train: wrote pgo/codecs.proftext ($(wc -c < pgo/codecs.proftext) bytes)"
+# run OUT CODEC... [merge flags]: the matrix of each codec through the instrumented library,
+# counters merged into pgo/OUT.proftext.
+run() {
+  local out=$1; shift
+  local raw=$gen/profraw-$out codecs=() flags=()
+  for a in "$@"; do case $a in -*) flags+=("$a") ;; *) codecs+=("$a") ;; esac; done
+  rm -rf "$raw"; mkdir -p "$raw"
+  for c in "${codecs[@]}"; do
+    LD_LIBRARY_PATH=target/release LLVM_PROFILE_FILE="$raw/%p-%m.profraw" \
+      target/bench/bench pair "$gen/release/libblosc2.so" "$top/reference/blosc2/lib/libblosc2.so.9" \
+      0.01 ../shared/fixtures/raw/rainfall-grid-150x150.bin "$c" ours-first > /dev/null
+  done
+  ls "$raw"/*.profraw > /dev/null
+  mkdir -p pgo
+  llvm-profdata-19 merge --text "${flags[@]}" -o "pgo/$out.proftext" "$raw"/*.profraw
+  echo "pgo-train: wrote pgo/$out.proftext ($(wc -c < "pgo/$out.proftext") bytes)"
+}
+case ${1:-all} in
+  codecs) run codecs lz4hc zstd ;;
+  inflate) run inflate zlib --sparse ;;
+  all) run codecs lz4hc zstd; run inflate zlib --sparse ;;
+  *) echo "usage: scripts/pgo-train.sh [codecs|inflate|all]" >&2; exit 2 ;;
+esac

@@ -26,6 +26,8 @@ runtime=$(clang-19 -print-file-name=libclang_rt.profile-x86_64.a)
 gen=$top/target/pgo-gen
 # The instrumented objects write their counters at exit through the profile runtime, which
 # only registers itself when __llvm_profile_runtime is pulled in.
+# The codec crates' build scripts do not watch the wrapper or LIBBLOSC2_PGO: rebuild them.
+CARGO_TARGET_DIR=$gen cargo clean --release -p zstd-sys -p lz4-sys -p libz-sys 2>/dev/null || true
 LIBBLOSC2_PGO=generate CARGO_TARGET_DIR=$gen \
   RUSTFLAGS="-C link-arg=-Wl,-u,__llvm_profile_runtime -C link-arg=$runtime" \
   cargo build --release --lib -p libblosc2

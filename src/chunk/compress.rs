@@ -960,6 +960,8 @@ impl Compressor {
         let failed = AtomicBool::new(false);
         let error: Mutex<Option<Error>> = Mutex::new(None);
         let waiting: Vec<Mutex<VecDeque<(usize, usize, usize)>>> = (0..nthreads).map(|_| Mutex::new(VecDeque::new())).collect();
+        // Blocks are claimed in runs of consecutive ones (`blocks_per_claim`).
+        let per_claim = super::decompress::blocks_per_claim(job.blocksize, job.nblocks, nthreads);
         self.workers.run(nthreads, &|tid| {
             let mut sc = self.workers.scratch(tid);
             let mut arena = std::mem::take(&mut sc.out);
@@ -967,35 +969,41 @@ impl Compressor {
             // This thread's blocks not in the chunk yet, in block order: (block, offset in
             // arena, size).
             let mut mine: VecDeque<(usize, usize, usize)> = VecDeque::new();
-            loop {
+            'runs: loop {
                 if failed.load(Ordering::Relaxed) {
                     break;
                 }
-                let j = next.fetch_add(1, Ordering::Relaxed);
-                if j >= job.nblocks {
+                let first = next.fetch_add(1, Ordering::Relaxed).saturating_mul(per_claim);
+                if first >= job.nblocks {
                     break;
                 }
-                let bound = job.block_bound(j);
-                arena.grow_to(used + bound);
-                // The arena's bytes, taken once per block.
-                let bytes: &mut [u8] = &mut arena;
-                match compress_block(job, j, tid, &mut bytes[used..used + bound], &mut sc, None) {
-                    Ok(n) if n > 0 && ordered.report(j, n, bound) => {
-                        mine.push_back((j, used, n));
-                        used += n;
-                        // Places become known in block order: once one must wait, so do
-                        // the later ones.
-                        while let Some(&(k, at, n)) = mine.front() {
-                            if !ordered.place(k, &bytes[at..at + n]) {
-                                break;
+                for j in first..(first + per_claim).min(job.nblocks) {
+                    let bound = job.block_bound(j);
+                    arena.grow_to(used + bound);
+                    // The arena's bytes, taken once per block.
+                    let bytes: &mut [u8] = &mut arena;
+                    match compress_block(job, j, tid, &mut bytes[used..used + bound], &mut sc, None) {
+                        Ok(n) if n > 0 && ordered.report(j, n, bound) => {
+                            mine.push_back((j, used, n));
+                            used += n;
+                            // Places become known in block order: once one must wait, so do
+                            // the later ones.
+                            while let Some(&(k, at, n)) = mine.front() {
+                                if !ordered.place(k, &bytes[at..at + n]) {
+                                    break;
+                                }
+                                mine.pop_front();
                             }
-                            mine.pop_front();
                         }
-                    }
-                    Ok(_) => failed.store(true, Ordering::Relaxed),
-                    Err(e) => {
-                        *error.lock().unwrap_or_else(|e| e.into_inner()) = Some(e);
-                        failed.store(true, Ordering::Relaxed);
+                        Ok(_) => {
+                            failed.store(true, Ordering::Relaxed);
+                            break 'runs;
+                        }
+                        Err(e) => {
+                            *error.lock().unwrap_or_else(|e| e.into_inner()) = Some(e);
+                            failed.store(true, Ordering::Relaxed);
+                            break 'runs;
+                        }
                     }
                 }
             }

@@ -9,7 +9,7 @@
 # The inflate profile is sparse (functions never run are left out, so that they build as
 # without a profile instead of as cold code: the AVX-512 and SSE variants of inflate_fast,
 # which the training machine may not run). Needs clang-19 and llvm-profdata-19 (Debian 12:
-# apt install clang-19 llvm-19). Takes about 15 minutes (codecs) and 3 minutes (inflate) on
+# apt install clang-19 llvm-19). Takes about 15 minutes (codecs) and 2 minutes (inflate) on
 # a 2-core machine. Rebuild afterwards with
 # `cargo clean -p zstd-sys -p lz4-sys -p libz-sys && make build` (build scripts do not watch
 # the profiles).
@@ -24,10 +24,10 @@ scripts/build-bench.sh
 runtime=$(clang-19 -print-file-name=libclang_rt.profile-x86_64.a)
 [ -f "$runtime" ] || runtime=$(clang-19 -print-runtime-dir)/libclang_rt.profile-x86_64.a
 gen=$top/target/pgo-gen
-# The instrumented objects write their counters at exit through the profile runtime, which
-# only registers itself when __llvm_profile_runtime is pulled in.
 # The codec crates' build scripts do not watch the wrapper or LIBBLOSC2_PGO: rebuild them.
 CARGO_TARGET_DIR=$gen cargo clean --release -p zstd-sys -p lz4-sys -p libz-sys 2>/dev/null || true
+# The instrumented objects write their counters at exit through the profile runtime, which
+# only registers itself when __llvm_profile_runtime is pulled in.
 LIBBLOSC2_PGO=generate CARGO_TARGET_DIR=$gen \
   RUSTFLAGS="-C link-arg=-Wl,-u,__llvm_profile_runtime -C link-arg=$runtime" \
   cargo build --release --lib -p libblosc2

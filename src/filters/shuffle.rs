@@ -30,7 +30,11 @@ pub(crate) fn shuffle_with(isa: Isa, typesize: usize, src: &[u8], dest: &mut [u8
     let peel = shuffle_peel(isa, typesize, n, dest.as_ptr() as usize);
     shuffle_scalar_range(typesize, n, src, dest, 0, peel);
     let start = simd_shuffle(isa, typesize, n, src, dest, peel);
-    shuffle_scalar(typesize, n, src, dest, start);
+    let tail_done = start > peel
+        && simd_tail(n, start).is_some_and(|from| simd_shuffle(isa, typesize, n, src, dest, from) == n);
+    if !tail_done {
+        shuffle_scalar(typesize, n, src, dest, start);
+    }
     if body < dest.len() {
         dest[body..].copy_from_slice(&src[body..]);
     }
@@ -89,9 +93,48 @@ pub(crate) fn unshuffle_rows_with(isa: Isa, rows: &[&[u8]], n: usize, dest: &mut
     assert!(rows.iter().all(|r| r.len() >= n), "unshuffle: a row is shorter than n");
     assert_eq!(dest.len(), n * typesize, "unshuffle: destination is not n elements");
     let peel = unshuffle_peel(isa, typesize, n, dest.as_ptr() as usize);
-    unshuffle_scalar_range(rows, n, dest, 0, peel);
     let start = simd_unshuffle(isa, rows, n, dest, peel);
-    unshuffle_scalar_range(rows, n, dest, start, n);
+    if start == peel {
+        // No kernel for this type size or length.
+        unshuffle_scalar_range(rows, n, dest, 0, n);
+        return;
+    }
+    if !unshuffle_head(isa, rows, n, dest, peel) {
+        unshuffle_scalar_range(rows, n, dest, 0, peel);
+    }
+    if simd_tail(n, start).is_none_or(|from| simd_unshuffle(isa, rows, n, dest, from) < n) {
+        unshuffle_scalar_range(rows, n, dest, start, n);
+    }
+}
+
+/// Where one more kernel call should start to finish the elements `start..n` the aligned
+/// run left: the whole steps of 16 elements that end at `n`, rewriting some elements of
+/// the run with the same bytes. That is cheaper than the scalar loop, which took about a
+/// tenth of the unshuffle of an 18 KiB block of 4-byte items (callgrind). `None` when
+/// nothing is left or there are too few elements.
+fn simd_tail(n: usize, start: usize) -> Option<usize> {
+    let len = n.checked_sub(start).filter(|&l| l > 0)?.next_multiple_of(16);
+    n.checked_sub(len)
+}
+
+/// Unshuffles the `peel` elements the aligned run left at the head with one kernel call
+/// over the whole steps of 16 elements that start at 0 (rewriting some elements of the run
+/// with the same bytes). Returns false when that is not possible (rows of more than 16
+/// bytes, too few elements, no kernel), leaving them to the scalar loop.
+fn unshuffle_head(isa: Isa, rows: &[&[u8]], n: usize, dest: &mut [u8], peel: usize) -> bool {
+    if peel == 0 {
+        return true;
+    }
+    let ts = rows.len();
+    let len = peel.next_multiple_of(16);
+    if ts > 16 || len > n {
+        return false;
+    }
+    let mut window: [&[u8]; 16] = [&[]; 16];
+    for (w, r) in window.iter_mut().zip(rows) {
+        *w = &r[..len];
+    }
+    simd_unshuffle(isa, &window[..ts], len, &mut dest[..len * ts], 0) == len
 }
 
 /// Zeros standing in for the rows [`unshuffle_zero_high_with`] is not given, a piece at a

@@ -10,7 +10,7 @@
 //! size, a block to just after a header, between buffers that the allocator aligned alike. On
 //! those processors such copies run backwards ([`copy_backward`]): loads then move away from
 //! the stores just made instead of towards them, and the copy runs at full speed (55-58 GB/s
-//! at every distance, 128 KiB; 80-110 GB/s at 4-18 KiB). (Copies of a MiB and more are left
+//! at every distance, 128 KiB; 65-115 GB/s at 2-18 KiB). (Copies of a MiB and more are left
 //! to `memcpy`: its non-temporal path does not slow down.)
 //!
 //! Intel processors are the other way round: their `rep movsb` (with fast short strings)

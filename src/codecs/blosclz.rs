@@ -319,7 +319,7 @@ fn next_match<const N: usize, const SHORT: bool, const OFFSET: bool>(
             if diff & mask == 0 {
                 let anchor = opaque(ip);
                 let end = if diff != 0 {
-                    anchor + 4 + (diff.trailing_zeros() / 8) as usize + 1
+                    anchor + 4 + first_set_byte(diff) + 1
                 } else {
                     match_end_long(buf, anchor + 12, rf + 12, ip_bound)
                 } - ip_shift;
@@ -329,6 +329,24 @@ fn next_match<const N: usize, const SHORT: bool, const OFFSET: bool>(
         ip += 1;
     }
     (ip, NOT_FOUND, ip)
+}
+
+/// The index of the lowest nonzero byte of `diff` (not 0), found by a loop of tests rather
+/// than by counting trailing zeros. Where matches end at the same offset again and again (an
+/// unshuffled int64 ramp), the loop's predicted branches let the scan for the next match start
+/// before these bytes are compared, while a count is a data dependency of every position
+/// after it: compression of the ramp at clevel 5 and 9 ran 7-13% faster (2026-12-02, Zen 4),
+/// other data sets unchanged. (LLVM keeps the loop as written; were it to turn it into
+/// `tzcnt`, that speed would be lost, not correctness.)
+#[inline(always)]
+fn first_set_byte(diff: u64) -> usize {
+    let mut k = 0;
+    let mut d = diff;
+    while d & 0xff == 0 {
+        d >>= 8;
+        k += 1;
+    }
+    k
 }
 
 /// A mask of the `n` low bytes of a word.
@@ -1026,6 +1044,20 @@ fn copy_overlapping(out: &mut [u8], op: usize, dist: usize, len: usize) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The branchy byte index agrees with the trailing-zero count for every lowest set bit,
+    /// with any bits above it.
+    #[test]
+    fn first_set_byte_is_the_trailing_zero_byte() {
+        let mut rng = Rng::new(7);
+        for bit in 0..64 {
+            let low = 1u64 << bit;
+            let above = rng.next_u64().checked_shl(bit + 1).unwrap_or(0);
+            for diff in [low, low | above] {
+                assert_eq!(first_set_byte(diff), (diff.trailing_zeros() / 8) as usize, "{diff:#x}");
+            }
+        }
+    }
 
     /// Small deterministic PRNG (xorshift64*), so the tests need no dependencies.
     pub(crate) struct Rng(u64);

@@ -22,6 +22,10 @@
  * blosc2_decompress_ctx; 16 items from each of 64 blocks with blosc2_getitem_ctx), in the
  * b2nd lines' format.
  *
+ * one mode: bench one RAINFALL.bin DATASET CODEC FILTER CLEVEL NTHREADS ROUNDS LIB.so... times one
+ * configuration of the matrix with each library (up to 8, all loaded in this process) in
+ * alternating rounds; see bench_one.
+ *
  * quick mode: bench quick [seconds_per_measure] (scripts/bench-quick.sh, a minute or two) times
  * the exported shuffle kernels (32 KiB and 256 KiB, type sizes 2/4/8/16, buffers 16 bytes off
  * a cache line as malloc returns them), a 4 MiB memcpy, and a few configurations of the
@@ -467,17 +471,12 @@ static int bench_quick(double budget) {
   return 0;
 }
 
-/* The codec matrix (data kinds x codecs x filters x clevels x 1-2 threads), one line per
- * configuration and library (prefixed with the library's label when there are two):
- *   dataset codec filter clevel nthreads nbytes cbytes cspeed_GBps dspeed_GBps
- * With two libraries each configuration is measured with one, then the other, before the
- * next: a slow spell of this shared machine then hits both alike (separate processes per
- * library differed by 10-30% from run to run on the same code). */
-static int bench_matrix(double budget, const char *rain, const char *only, const api *libs, int nlibs) {
-  for (int l = 0; l < nlibs; l++) libs[l].init();
+/* The matrix's data sets (the rainfall grid as read from `rain`, when given; the others
+ * 4 MiB): smooth float32, an int64 ramp, the grid, random bytes. Returns how many. */
+static int make_sets(const char *rain, dataset *sets) {
   const int N = 4 << 20;
-  dataset sets[4];
   int nsets = 0;
+  rng = 88172645463325252ULL;
   float *smooth = malloc(N);
   for (int i = 0; i < N / 4; i++) smooth[i] = (float)(sin(i * 1e-3) * 100.0 + (xs() % 16) * 1e-4);
   sets[nsets++] = (dataset){"smooth-f32", (unsigned char *)smooth, N, 4};
@@ -496,7 +495,21 @@ static int bench_matrix(double budget, const char *rain, const char *only, const
   unsigned char *rnd = malloc(N);
   for (int i = 0; i < N; i++) rnd[i] = (unsigned char)xs();
   sets[nsets++] = (dataset){"random", rnd, N, 4};
+  return nsets;
+}
 
+/* The codec matrix (data kinds x codecs x filters x clevels x 1-2 threads), one line per
+ * configuration and library (prefixed with the library's label when there are two):
+ *   dataset codec filter clevel nthreads nbytes cbytes cspeed_GBps dspeed_GBps
+ * With two libraries each configuration is measured with one, then the other, before the
+ * next: a slow spell of this shared machine then hits both alike (separate processes per
+ * library differed by 10-30% from run to run on the same code). */
+static int bench_matrix(double budget, const char *rain, const char *only, const api *libs, int nlibs) {
+  for (int l = 0; l < nlibs; l++) libs[l].init();
+  const int N = 4 << 20;
+  dataset sets[4];
+  int nsets = make_sets(rain, sets);
+  float *smooth = (float *)sets[0].data;
   unsigned char *comp[2] = {malloc(N + BLOSC2_MAX_OVERHEAD), malloc(N + BLOSC2_MAX_OVERHEAD)};
   unsigned char *back = malloc(N);
   for (int l = 0; l < nlibs; l++) {
@@ -575,6 +588,91 @@ static int open_api(api *a, const char *path, const char *label) {
   return open_side(path, label, names, slots, 7, 5);
 }
 
+/* One configuration of the matrix with up to 8 libraries (bench one), for changes whose
+ * effect is smaller than the matrix's noise: `rounds` rounds, in each of which every library
+ * compresses for `slice` seconds, then decompresses for as long (the order reversed every
+ * other round); prints per library the median over the rounds of each throughput, and the
+ * fastest single decompression (the matrix's statistic). With BENCH_DEST_OFFSET=N the
+ * destination of decompression starts N bytes past a page boundary (the matrix's heap puts
+ * its 4 MiB buffers 16 bytes past one), compressed chunks likewise. */
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+static int bench_one(const char *rain, const char *set, const char *codec, int filter, int clevel, int nthreads,
+                     int rounds, double slice, const api *libs, int nlibs) {
+  dataset sets[4];
+  int nsets = make_sets(rain, sets), s = -1, c = blosc2_compname_to_compcode(codec);
+  for (int i = 0; i < nsets; i++)
+    if (strcmp(sets[i].name, set) == 0) s = i;
+  if (s < 0 || c < 0 || rounds < 1 || rounds > 200) {
+    fprintf(stderr, "bench one: unknown data set or codec, or rounds not in 1..200\n");
+    return 2;
+  }
+  const char *off = getenv("BENCH_DEST_OFFSET");
+  size_t o = off ? (size_t)atoi(off) % 4096 : 16;
+  int32_t n = sets[s].n, cap = n + BLOSC2_MAX_OVERHEAD;
+  blosc2_context *cc[8], *dc[8];
+  unsigned char *comp[8], *back[8];
+  int cbytes[8];
+  double tc[8][200], td[8][200], best[8];
+  for (int k = 0; k < nlibs; k++) {
+    libs[k].init();
+    blosc2_cparams cp = BLOSC2_CPARAMS_DEFAULTS;
+    cp.compcode = (uint8_t)c;
+    cp.clevel = (uint8_t)clevel;
+    cp.typesize = sets[s].typesize;
+    cp.nthreads = (int16_t)nthreads;
+    cp.filters[BLOSC2_MAX_FILTERS - 1] = (uint8_t)filter;
+    blosc2_dparams dp = BLOSC2_DPARAMS_DEFAULTS;
+    dp.nthreads = (int16_t)nthreads;
+    cc[k] = libs[k].create_cctx(cp);
+    dc[k] = libs[k].create_dctx(dp);
+    comp[k] = (unsigned char *)aligned_alloc(4096, (size_t)cap + 8192) + o;
+    back[k] = (unsigned char *)aligned_alloc(4096, (size_t)n + 8192) + o;
+    cbytes[k] = libs[k].compress_ctx(cc[k], sets[s].data, n, comp[k], cap);
+    if (cbytes[k] <= 0 || libs[k].decompress_ctx(dc[k], comp[k], cbytes[k], back[k], n) != n ||
+        memcmp(back[k], sets[s].data, n) != 0) {
+      fprintf(stderr, "bench one: %s failed the round trip\n", libs[k].label);
+      return 1;
+    }
+    best[k] = 1e30;
+  }
+  for (int r = 0; r < rounds; r++)
+    for (int i = 0; i < nlibs; i++) {
+      int k = r & 1 ? nlibs - 1 - i : i;
+      int calls = 0;
+      double t0 = now(), t = t0;
+      do {
+        libs[k].compress_ctx(cc[k], sets[s].data, n, comp[k], cap);
+        calls++;
+        t = now();
+      } while (t - t0 < slice);
+      tc[k][r] = (double)n * calls / (t - t0) / 1e9;
+      calls = 0;
+      t0 = t = now();
+      do {
+        double s0 = t;
+        libs[k].decompress_ctx(dc[k], comp[k], cbytes[k], back[k], n);
+        calls++;
+        t = now();
+        if (t - s0 < best[k]) best[k] = t - s0;
+      } while (t - t0 < slice);
+      td[k][r] = (double)n * calls / (t - t0) / 1e9;
+    }
+  for (int k = 0; k < nlibs; k++) {
+    qsort(tc[k], rounds, sizeof(double), cmp_double);
+    qsort(td[k], rounds, sizeof(double), cmp_double);
+    printf("%s %s %s %d %d %d %d %d comp %.3f decomp %.3f best-decomp %.3f", libs[k].label, set, codec, filter,
+           clevel, nthreads, n, cbytes[k], tc[k][rounds / 2], td[k][rounds / 2], n / best[k] / 1e9);
+    if (k > 0)
+      printf("  x first: comp %.3f decomp %.3f best-decomp %.3f", tc[k][rounds / 2] / tc[0][rounds / 2],
+             td[k][rounds / 2] / td[0][rounds / 2], best[0] / best[k]);
+    printf("\n");
+  }
+  return 0;
+}
+
 int main(int argc, char **argv) {
   if (argc > 1 && strcmp(argv[1], "quick") == 0) {
     blosc2_init();
@@ -610,6 +708,18 @@ int main(int argc, char **argv) {
     if (open_api(&libs[r], argv[2], "ours") != 0 || open_api(&libs[!r], argv[3], "ref") != 0) return 1;
     const char *only = argc > 6 && strcmp(argv[6], "all") != 0 ? argv[6] : NULL;
     return bench_matrix(argc > 4 ? atof(argv[4]) : 0.15, argc > 5 ? argv[5] : NULL, only, libs, 2);
+  }
+  if (argc > 1 && strcmp(argv[1], "one") == 0) {
+    if (argc < 10) {
+      fprintf(stderr, "usage: bench one RAINFALL.bin DATASET CODEC FILTER CLEVEL NTHREADS ROUNDS LIB.so...\n");
+      return 2;
+    }
+    api libs[8];
+    int nlibs = argc - 9 > 8 ? 8 : argc - 9;
+    for (int k = 0; k < nlibs; k++)
+      if (open_api(&libs[k], argv[9 + k], argv[9 + k]) != 0) return 1;
+    return bench_one(argv[2], argv[3], argv[4], atoi(argv[5]), atoi(argv[6]), atoi(argv[7]), atoi(argv[8]), 0.05,
+                     libs, nlibs);
   }
   return bench_matrix(argc > 1 ? atof(argv[1]) : 0.15, argc > 2 ? argv[2] : NULL, argc > 3 ? argv[3] : NULL, &linked, 1);
 }

@@ -387,17 +387,27 @@ static void quick_percall(double budget, const char *name, const void *src, int3
   free(jc.dst); free(back);
 }
 
-/* One configuration of the matrix: compression and decompression speed lines. */
-static void quick_chunk(double budget, const char *name, const void *src, int32_t n, int32_t typesize, int codec,
-                        int filter, int clevel, int nthreads) {
+/* The parameters of one configuration of the matrix (the filter in the last slot). */
+static blosc2_cparams matrix_cparams(int codec, int filter, int clevel, int32_t typesize, int nthreads) {
   blosc2_cparams cp = BLOSC2_CPARAMS_DEFAULTS;
   cp.compcode = (uint8_t)codec;
   cp.clevel = (uint8_t)clevel;
   cp.typesize = typesize;
   cp.nthreads = (int16_t)nthreads;
   cp.filters[BLOSC2_MAX_FILTERS - 1] = (uint8_t)filter;
+  return cp;
+}
+static blosc2_dparams matrix_dparams(int nthreads) {
   blosc2_dparams dp = BLOSC2_DPARAMS_DEFAULTS;
   dp.nthreads = (int16_t)nthreads;
+  return dp;
+}
+
+/* One configuration of the matrix: compression and decompression speed lines. */
+static void quick_chunk(double budget, const char *name, const void *src, int32_t n, int32_t typesize, int codec,
+                        int filter, int clevel, int nthreads) {
+  blosc2_cparams cp = matrix_cparams(codec, filter, clevel, typesize, nthreads);
+  blosc2_dparams dp = matrix_dparams(nthreads);
   blosc2_context *cc = blosc2_create_cctx(cp), *dc = blosc2_create_dctx(dp);
   unsigned char *comp = malloc(n + BLOSC2_MAX_OVERHEAD), *back = malloc(n);
   job jc = {cc, src, n, comp, n + BLOSC2_MAX_OVERHEAD, &linked};
@@ -529,14 +539,8 @@ static int bench_matrix(double budget, const char *rain, const char *only, const
       for (int f = 0; f < 3 && (!only || strcmp(only, cnames[c]) == 0); f++)
         for (int l = 0; l < 3; l++)
           for (int nt = 1; nt <= 2; nt++) {
-            blosc2_cparams cp = BLOSC2_CPARAMS_DEFAULTS;
-            cp.compcode = codecs[c];
-            cp.clevel = clevels[l];
-            cp.typesize = sets[s].typesize;
-            cp.nthreads = nt;
-            cp.filters[BLOSC2_MAX_FILTERS - 1] = filters[f];
-            blosc2_dparams dp = BLOSC2_DPARAMS_DEFAULTS;
-            dp.nthreads = nt;
+            blosc2_cparams cp = matrix_cparams(codecs[c], filters[f], clevels[l], sets[s].typesize, nt);
+            blosc2_dparams dp = matrix_dparams(nt);
             blosc2_context *cc[2], *dc[2];
             int cbytes[2], dbytes[2];
             double tc[2], td[2];
@@ -618,16 +622,8 @@ static int bench_one(const char *rain, const char *set, const char *codec, int f
   double tc[8][200], td[8][200], best[8];
   for (int k = 0; k < nlibs; k++) {
     libs[k].init();
-    blosc2_cparams cp = BLOSC2_CPARAMS_DEFAULTS;
-    cp.compcode = (uint8_t)c;
-    cp.clevel = (uint8_t)clevel;
-    cp.typesize = sets[s].typesize;
-    cp.nthreads = (int16_t)nthreads;
-    cp.filters[BLOSC2_MAX_FILTERS - 1] = (uint8_t)filter;
-    blosc2_dparams dp = BLOSC2_DPARAMS_DEFAULTS;
-    dp.nthreads = (int16_t)nthreads;
-    cc[k] = libs[k].create_cctx(cp);
-    dc[k] = libs[k].create_dctx(dp);
+    cc[k] = libs[k].create_cctx(matrix_cparams(c, filter, clevel, sets[s].typesize, nthreads));
+    dc[k] = libs[k].create_dctx(matrix_dparams(nthreads));
     comp[k] = (unsigned char *)aligned_alloc(4096, (size_t)cap + 8192) + o;
     back[k] = (unsigned char *)aligned_alloc(4096, (size_t)n + 8192) + o;
     cbytes[k] = libs[k].compress_ctx(cc[k], sets[s].data, n, comp[k], cap);

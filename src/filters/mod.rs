@@ -41,6 +41,8 @@ mod bitshuffle_sse2;
 #[cfg(target_arch = "x86_64")]
 mod shuffle_avx2;
 #[cfg(target_arch = "x86_64")]
+mod shuffle_avx512;
+#[cfg(target_arch = "x86_64")]
 mod shuffle_sse2;
 #[cfg(target_arch = "aarch64")]
 mod bitshuffle_neon;
@@ -125,8 +127,8 @@ pub enum Isa {
     Scalar,
     Sse2,
     Avx2,
-    /// x86-64 AVX-512F + AVX-512BW + GFNI: bit shuffle kernels of their own, AVX2
-    /// byte-shuffle kernels.
+    /// x86-64 AVX-512F + AVX-512BW + GFNI: bit shuffle and byte unshuffle kernels of
+    /// their own, AVX2 byte-shuffle kernels.
     Avx512,
     /// aarch64 Advanced SIMD (part of the architecture's baseline).
     Neon,

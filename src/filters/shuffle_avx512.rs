@@ -1,0 +1,145 @@
+//! AVX-512 (F + BW) byte-unshuffle kernels, 64 elements per step.
+//!
+//! The AVX2 scheme on four 128-bit lanes instead of two: each lane of a row register holds
+//! 16 consecutive elements' byte, the byte interleaves (`vpunpck*bw`) run lane by lane, and
+//! a transpose of whole lanes (`vshufi64x2`) puts each group of 16 elements together at
+//! the end. Per byte written that is two thirds of the AVX2 kernel's shuffle operations; on
+//! cores that execute 512-bit shuffles at full width (AMD Zen 5, recent Intel) a step costs
+//! about what an AVX2 step costs, so blocks that sit in L1 unshuffle up to twice as fast.
+
+use core::arch::x86_64::*;
+
+/// Whether the running CPU has the instructions of these kernels.
+#[inline]
+fn detected() -> bool {
+    std::arch::is_x86_feature_detected!("avx512f")
+        && std::arch::is_x86_feature_detected!("avx512bw")
+}
+
+/// Unshuffles elements `start..` in steps of 64 for type sizes 2, 4, 8 and 16; returns the
+/// first element not processed (`start` for other type sizes, or when the CPU lacks
+/// AVX-512BW).
+pub(crate) fn unshuffle(rows: &[&[u8]], n: usize, dest: &mut [u8], start: usize) -> usize {
+    let ts = rows.len();
+    if !matches!(ts, 2 | 4 | 8 | 16) {
+        return start;
+    }
+    let Some(end) = super::shuffle::simd_span(ts, n, start, 64) else {
+        return start;
+    };
+    if !detected() {
+        return start;
+    }
+    assert!(rows.iter().all(|r| r.len() >= n) && dest.len() >= n * ts);
+    let d = dest.as_mut_ptr();
+    // SAFETY: AVX-512F/BW were detected above. Every row holds at least `n` bytes and
+    // `dest` at least `n * ts` (asserted); the kernels read bytes `start..end` (end <= n)
+    // of each row and write the elements `start..end`.
+    unsafe {
+        match ts {
+            2 => unshuffle_pow2::<2, 1>(rows, d, start, end),
+            4 => unshuffle_pow2::<4, 2>(rows, d, start, end),
+            8 => unshuffle_pow2::<8, 3>(rows, d, start, end),
+            _ => unshuffle_pow2::<16, 4>(rows, d, start, end),
+        }
+    }
+    end
+}
+
+/// One round of the lane-wise interleave of the first half of the registers with the
+/// second, byte by byte: after `log2(S)` rounds, lane `L` of register `r` holds bytes
+/// `16 r..16 r + 16` of the 16 elements whose bytes lane `L` of the rows held.
+///
+/// Always inlined, and so without a `target_feature` of its own (the two do not go
+/// together): as an ordinary `#[inline]` function with the feature it was not inlined at
+/// `S = 16`, and the registers went through memory on every call.
+///
+/// # Safety
+/// Only called from functions with AVX-512BW enabled.
+#[inline(always)]
+unsafe fn zip<const S: usize>(v: [__m512i; S]) -> [__m512i; S] {
+    // SAFETY: register arithmetic only; the caller has AVX-512BW enabled.
+    unsafe {
+        let mut out = v;
+        // Unrolled by hand: LLVM kept the loop at S = 16, indexing through memory.
+        macro_rules! pairs {
+            ($($k:literal)*) => {$(
+                if $k < S / 2 {
+                    out[2 * $k] = _mm512_unpacklo_epi8(v[$k], v[S / 2 + $k]);
+                    out[2 * $k + 1] = _mm512_unpackhi_epi8(v[$k], v[S / 2 + $k]);
+                }
+            )*};
+        }
+        pairs!(0 1 2 3 4 5 6 7);
+        out
+    }
+}
+
+/// # Safety
+/// AVX-512F/BW available; `rows` holds `S` rows of at least `end` bytes; `dest` is
+/// writable for `end * S` bytes; `end - start` is a multiple of 64.
+#[target_feature(enable = "avx512f,avx512bw")]
+unsafe fn unshuffle_pow2<const S: usize, const LOG: usize>(
+    rows: &[&[u8]],
+    dest: *mut u8,
+    start: usize,
+    end: usize,
+) {
+    let src: [*const u8; S] = core::array::from_fn(|j| rows[j].as_ptr());
+    let mut i = start;
+    while i < end {
+        // SAFETY: row offsets stay below `end`; the stores cover the bytes of elements
+        // `i..i + 64`, below `end * S` (caller contract).
+        unsafe {
+            let mut v = [_mm512_setzero_si512(); S];
+            for (j, x) in v.iter_mut().enumerate() {
+                *x = _mm512_loadu_si512(src[j].add(i).cast());
+            }
+            // The rounds written out: as a loop, LLVM kept LOG = 3 and 4 rolled up and
+            // indexed the registers through memory.
+            if LOG >= 1 {
+                v = zip(v);
+            }
+            if LOG >= 2 {
+                v = zip(v);
+            }
+            if LOG >= 3 {
+                v = zip(v);
+            }
+            if LOG >= 4 {
+                v = zip(v);
+            }
+            // Lane L of register r belongs at byte 16 r of group L (elements i + 16 L..).
+            let out = dest.add(i * S);
+            if S == 2 {
+                // A group is 32 bytes: one store holds groups 0-1, the next groups 2-3.
+                let lo = _mm512_set_epi64(11, 10, 3, 2, 9, 8, 1, 0);
+                let hi = _mm512_set_epi64(15, 14, 7, 6, 13, 12, 5, 4);
+                _mm512_storeu_si512(out.cast(), _mm512_permutex2var_epi64(v[0], lo, v[1]));
+                _mm512_storeu_si512(
+                    out.add(64).cast(),
+                    _mm512_permutex2var_epi64(v[0], hi, v[1]),
+                );
+            } else {
+                // Each run of four registers is a 4 x 4 matrix of lanes; its transpose gives
+                // 64 bytes of each of the four groups (a group is 16 S bytes), stored at
+                // once (keeping all of them for address order spilled registers at S = 16).
+                for b in 0..S / 4 {
+                    let (a, c) = (v[4 * b], v[4 * b + 1]);
+                    let (e, f) = (v[4 * b + 2], v[4 * b + 3]);
+                    // Lanes 0 and 2, then 1 and 3, of each pair.
+                    let t0 = _mm512_shuffle_i64x2::<0x88>(a, c);
+                    let t1 = _mm512_shuffle_i64x2::<0xDD>(a, c);
+                    let t2 = _mm512_shuffle_i64x2::<0x88>(e, f);
+                    let t3 = _mm512_shuffle_i64x2::<0xDD>(e, f);
+                    let at = |l: usize| out.add(16 * l * S + 64 * b).cast();
+                    _mm512_storeu_si512(at(0), _mm512_shuffle_i64x2::<0x88>(t0, t2));
+                    _mm512_storeu_si512(at(1), _mm512_shuffle_i64x2::<0x88>(t1, t3));
+                    _mm512_storeu_si512(at(2), _mm512_shuffle_i64x2::<0xDD>(t0, t2));
+                    _mm512_storeu_si512(at(3), _mm512_shuffle_i64x2::<0xDD>(t1, t3));
+                }
+            }
+        }
+        i += 64;
+    }
+}

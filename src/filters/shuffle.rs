@@ -214,9 +214,14 @@ fn simd_unshuffle_zero_high(
     #[cfg(target_arch = "x86_64")]
     {
         match isa {
-            Isa::Avx2 | Isa::Avx512 => {
+            Isa::Avx512 => {
+                let start = super::shuffle_avx512::unshuffle_zero_high(rows, typesize, n, dest, from);
+                if start > from {
+                    return start;
+                }
                 super::shuffle_avx2::unshuffle_zero_high(rows, typesize, n, dest, from)
             }
+            Isa::Avx2 => super::shuffle_avx2::unshuffle_zero_high(rows, typesize, n, dest, from),
             Isa::Sse2 | Isa::Scalar | Isa::Neon => from,
         }
     }

@@ -143,3 +143,100 @@ unsafe fn unshuffle_pow2<const S: usize, const LOG: usize>(
         i += 64;
     }
 }
+
+/// Unshuffles elements `start..` of `ts`-byte items whose bytes from `rows.len()` up are
+/// zero, 16 at a time, for the shapes of the AVX2 kernel of that name whose zero
+/// extension fills whole 64-byte stores; returns the first element not processed
+/// (`start` for the other shapes, or when the CPU lacks AVX-512BW).
+pub(crate) fn unshuffle_zero_high(
+    rows: &[&[u8]],
+    ts: usize,
+    n: usize,
+    dest: &mut [u8],
+    start: usize,
+) -> usize {
+    let end = start + n.saturating_sub(start) / 16 * 16;
+    if end == start || !matches!((ts, rows.len()), (4, 1 | 2) | (8, 1..=4)) || !detected() {
+        return start;
+    }
+    assert!(rows.iter().all(|r| r.len() >= n) && dest.len() >= n * ts);
+    let d = dest.as_mut_ptr();
+    // SAFETY: AVX-512F/BW were detected above. Every row holds at least `n` bytes and
+    // `dest` at least `n * ts` (asserted); each kernel reads bytes `start..end` (end <= n)
+    // of its `LIVE` rows (the match checks `rows.len()`) and writes the elements
+    // `start..end`.
+    unsafe {
+        match (ts, rows.len()) {
+            (4, 1) => widen::<4, 1, 1>(rows, d, start, end),
+            (4, _) => widen::<4, 2, 2>(rows, d, start, end),
+            (8, 1) => widen::<8, 1, 1>(rows, d, start, end),
+            (8, 2) => widen::<8, 2, 2>(rows, d, start, end),
+            (8, 3) => widen::<8, 3, 4>(rows, d, start, end),
+            _ => widen::<8, 4, 4>(rows, d, start, end),
+        }
+    }
+    end
+}
+
+/// The AVX2 `widen` with 512-bit zero extensions: `LIVE` rows interleaved into words of
+/// `W` bytes, each word zero-extended to `S` bytes, 16 elements (one or two 64-byte
+/// stores) per step.
+///
+/// # Safety
+/// AVX-512F/BW available; `rows` holds at least `LIVE` rows of at least `end` bytes;
+/// `dest` is writable for `end * S` bytes; `end - start` is a multiple of 16;
+/// `(S, W)` is one of (4, 1), (4, 2), (8, 1), (8, 2), (8, 4).
+#[target_feature(enable = "avx512f,avx512bw")]
+unsafe fn widen<const S: usize, const LIVE: usize, const W: usize>(
+    rows: &[&[u8]],
+    dest: *mut u8,
+    start: usize,
+    end: usize,
+) {
+    let src: [*const u8; LIVE] = core::array::from_fn(|j| rows[j].as_ptr());
+    let mut i = start;
+    while i < end {
+        // SAFETY: row offsets stay below `end`; the stores cover bytes `i * S` to
+        // `(i + 16) * S`, below `end * S`.
+        unsafe {
+            let r: [__m128i; 4] = core::array::from_fn(|j| {
+                if j < LIVE {
+                    _mm_loadu_si128(src[j].add(i).cast())
+                } else {
+                    _mm_setzero_si128()
+                }
+            });
+            let out = dest.add(i * S);
+            macro_rules! store {
+                ($at:expr, $v:expr) => {
+                    _mm512_storeu_si512(out.add($at).cast(), $v)
+                };
+            }
+            match (S, W) {
+                (4, 1) => store!(0, _mm512_cvtepu8_epi32(r[0])),
+                (8, 1) => {
+                    store!(0, _mm512_cvtepu8_epi64(r[0]));
+                    store!(64, _mm512_cvtepu8_epi64(_mm_srli_si128::<8>(r[0])));
+                }
+                (4, 2) => {
+                    let (a, b) = (_mm_unpacklo_epi8(r[0], r[1]), _mm_unpackhi_epi8(r[0], r[1]));
+                    store!(0, _mm512_cvtepu16_epi32(_mm256_set_m128i(b, a)));
+                }
+                (8, 2) => {
+                    let (a, b) = (_mm_unpacklo_epi8(r[0], r[1]), _mm_unpackhi_epi8(r[0], r[1]));
+                    store!(0, _mm512_cvtepu16_epi64(a));
+                    store!(64, _mm512_cvtepu16_epi64(b));
+                }
+                _ => {
+                    let (a, b) = (_mm_unpacklo_epi8(r[0], r[1]), _mm_unpackhi_epi8(r[0], r[1]));
+                    let (c, e) = (_mm_unpacklo_epi8(r[2], r[3]), _mm_unpackhi_epi8(r[2], r[3]));
+                    let w0 = _mm256_set_m128i(_mm_unpackhi_epi16(a, c), _mm_unpacklo_epi16(a, c));
+                    let w1 = _mm256_set_m128i(_mm_unpackhi_epi16(b, e), _mm_unpacklo_epi16(b, e));
+                    store!(0, _mm512_cvtepu32_epi64(w0));
+                    store!(64, _mm512_cvtepu32_epi64(w1));
+                }
+            }
+        }
+        i += 16;
+    }
+}

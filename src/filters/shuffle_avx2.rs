@@ -156,24 +156,7 @@ unsafe fn widen<const S: usize, const LIVE: usize, const W: usize>(
         // SAFETY: row offsets stay below `end`; the stores cover bytes `i * S` to
         // `(i + 16) * S`, below `end * S`.
         unsafe {
-            let r: [__m128i; 4] = core::array::from_fn(|j| {
-                if j < LIVE { _mm_loadu_si128(src[j].add(i).cast()) } else { _mm_setzero_si128() }
-            });
-            // `words[k]` holds elements `k * 16 / W ..` as `W`-byte words, in order.
-            let words: [__m128i; 4] = match W {
-                1 => [r[0]; 4],
-                2 => [_mm_unpacklo_epi8(r[0], r[1]), _mm_unpackhi_epi8(r[0], r[1]), r[0], r[0]],
-                _ => {
-                    let (a, b) = (_mm_unpacklo_epi8(r[0], r[1]), _mm_unpackhi_epi8(r[0], r[1]));
-                    let (c, e) = (_mm_unpacklo_epi8(r[2], r[3]), _mm_unpackhi_epi8(r[2], r[3]));
-                    [
-                        _mm_unpacklo_epi16(a, c),
-                        _mm_unpackhi_epi16(a, c),
-                        _mm_unpacklo_epi16(b, e),
-                        _mm_unpackhi_epi16(b, e),
-                    ]
-                }
-            };
+            let words = zero_high_words::<LIVE, W>(&src, i);
             let out = dest.add(i * S);
             for (k, &w) in words[..W].iter().enumerate() {
                 // Each word vector becomes `S / W` halves of 32-byte stores.
@@ -205,6 +188,41 @@ unsafe fn widen<const S: usize, const LIVE: usize, const W: usize>(
             }
         }
         i += 16;
+    }
+}
+
+/// The bytes of elements `i..i + 16` in `LIVE` rows interleaved into words of `W` bytes
+/// (`W` the power of two at or above `LIVE`, the bytes from `LIVE` up zero): `words[k]`
+/// holds elements `k * 16 / W..` in order (the entries from `W` up are unspecified). SSE2
+/// only, shared by the AVX2 and AVX-512 zero-extending kernels.
+///
+/// # Safety
+/// Each of `src` is readable for 16 bytes at offset `i`.
+#[inline(always)]
+pub(super) unsafe fn zero_high_words<const LIVE: usize, const W: usize>(
+    src: &[*const u8; LIVE],
+    i: usize,
+) -> [__m128i; 4] {
+    // SAFETY: the 16-byte loads are in bounds (caller contract); the rest is register
+    // arithmetic in SSE2, which every x86-64 CPU has.
+    unsafe {
+        let r: [__m128i; 4] = core::array::from_fn(|j| {
+            if j < LIVE { _mm_loadu_si128(src[j].add(i).cast()) } else { _mm_setzero_si128() }
+        });
+        match W {
+            1 => [r[0]; 4],
+            2 => [_mm_unpacklo_epi8(r[0], r[1]), _mm_unpackhi_epi8(r[0], r[1]), r[0], r[0]],
+            _ => {
+                let (a, b) = (_mm_unpacklo_epi8(r[0], r[1]), _mm_unpackhi_epi8(r[0], r[1]));
+                let (c, e) = (_mm_unpacklo_epi8(r[2], r[3]), _mm_unpackhi_epi8(r[2], r[3]));
+                [
+                    _mm_unpacklo_epi16(a, c),
+                    _mm_unpackhi_epi16(a, c),
+                    _mm_unpacklo_epi16(b, e),
+                    _mm_unpackhi_epi16(b, e),
+                ]
+            }
+        }
     }
 }
 

@@ -199,13 +199,8 @@ unsafe fn widen<const S: usize, const LIVE: usize, const W: usize>(
         // SAFETY: row offsets stay below `end`; the stores cover bytes `i * S` to
         // `(i + 16) * S`, below `end * S`.
         unsafe {
-            let r: [__m128i; 4] = core::array::from_fn(|j| {
-                if j < LIVE {
-                    _mm_loadu_si128(src[j].add(i).cast())
-                } else {
-                    _mm_setzero_si128()
-                }
-            });
+            // `w[k]` holds elements `k * 16 / W..` as `W`-byte words, in order.
+            let w = super::shuffle_avx2::zero_high_words::<LIVE, W>(&src, i);
             let out = dest.add(i * S);
             macro_rules! store {
                 ($at:expr, $v:expr) => {
@@ -213,27 +208,19 @@ unsafe fn widen<const S: usize, const LIVE: usize, const W: usize>(
                 };
             }
             match (S, W) {
-                (4, 1) => store!(0, _mm512_cvtepu8_epi32(r[0])),
+                (4, 1) => store!(0, _mm512_cvtepu8_epi32(w[0])),
                 (8, 1) => {
-                    store!(0, _mm512_cvtepu8_epi64(r[0]));
-                    store!(64, _mm512_cvtepu8_epi64(_mm_srli_si128::<8>(r[0])));
+                    store!(0, _mm512_cvtepu8_epi64(w[0]));
+                    store!(64, _mm512_cvtepu8_epi64(_mm_srli_si128::<8>(w[0])));
                 }
-                (4, 2) => {
-                    let (a, b) = (_mm_unpacklo_epi8(r[0], r[1]), _mm_unpackhi_epi8(r[0], r[1]));
-                    store!(0, _mm512_cvtepu16_epi32(_mm256_set_m128i(b, a)));
-                }
+                (4, 2) => store!(0, _mm512_cvtepu16_epi32(_mm256_set_m128i(w[1], w[0]))),
                 (8, 2) => {
-                    let (a, b) = (_mm_unpacklo_epi8(r[0], r[1]), _mm_unpackhi_epi8(r[0], r[1]));
-                    store!(0, _mm512_cvtepu16_epi64(a));
-                    store!(64, _mm512_cvtepu16_epi64(b));
+                    store!(0, _mm512_cvtepu16_epi64(w[0]));
+                    store!(64, _mm512_cvtepu16_epi64(w[1]));
                 }
                 _ => {
-                    let (a, b) = (_mm_unpacklo_epi8(r[0], r[1]), _mm_unpackhi_epi8(r[0], r[1]));
-                    let (c, e) = (_mm_unpacklo_epi8(r[2], r[3]), _mm_unpackhi_epi8(r[2], r[3]));
-                    let w0 = _mm256_set_m128i(_mm_unpackhi_epi16(a, c), _mm_unpacklo_epi16(a, c));
-                    let w1 = _mm256_set_m128i(_mm_unpackhi_epi16(b, e), _mm_unpacklo_epi16(b, e));
-                    store!(0, _mm512_cvtepu32_epi64(w0));
-                    store!(64, _mm512_cvtepu32_epi64(w1));
+                    store!(0, _mm512_cvtepu32_epi64(_mm256_set_m128i(w[1], w[0])));
+                    store!(64, _mm512_cvtepu32_epi64(_mm256_set_m128i(w[3], w[2])));
                 }
             }
         }

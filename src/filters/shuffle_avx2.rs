@@ -14,6 +14,8 @@
 
 use core::arch::x86_64::*;
 
+use super::shuffle_avx512::{row_ptrs, strided_ptrs};
+
 /// Shuffles elements `start..` in steps of 32; returns the first element not processed.
 pub(crate) fn shuffle(ts: usize, n: usize, src: &[u8], dest: &mut [u8], start: usize) -> usize {
     let Some(end) = super::shuffle::simd_span(ts, n, start, 32) else {
@@ -91,14 +93,36 @@ pub(crate) fn unshuffle(rows: &[&[u8]], n: usize, dest: &mut [u8], start: usize)
     // elements `start..end`.
     unsafe {
         match ts {
-            2 => unshuffle_pow2::<2, 1>(rows, d, start, end),
-            4 => unshuffle_pow2::<4, 2>(rows, d, start, end),
-            8 => unshuffle_pow2::<8, 3>(rows, d, start, end),
-            16 => unshuffle_pow2::<16, 4>(rows, d, start, end),
+            2 => unshuffle_pow2::<2, 1>(row_ptrs(rows), d, start, end),
+            4 => unshuffle_pow2::<4, 2>(row_ptrs(rows), d, start, end),
+            8 => unshuffle_pow2::<8, 3>(row_ptrs(rows), d, start, end),
+            16 => unshuffle_pow2::<16, 4>(row_ptrs(rows), d, start, end),
             _ => unshuffle_tiled(rows, d, start, end),
         }
     }
     end
+}
+
+/// [`super::shuffle_avx512::unshuffle_block`] with these kernels: a whole contiguous
+/// block of `n` elements, `n` a multiple of 32, type sizes 2, 4, 8 and 16; false (nothing
+/// done) otherwise or without AVX2.
+pub(crate) fn unshuffle_block(ts: usize, n: usize, src: &[u8], dest: &mut [u8]) -> bool {
+    if n == 0 || n % 32 != 0 || !matches!(ts, 2 | 4 | 8 | 16) || !std::arch::is_x86_feature_detected!("avx2") {
+        return false;
+    }
+    assert!(src.len() >= n * ts && dest.len() >= n * ts);
+    let (s, d) = (src.as_ptr(), dest.as_mut_ptr());
+    // SAFETY: AVX2 was detected above; `src` holds the `ts` rows of `n` bytes and `dest`
+    // `n * ts` bytes (asserted), `n` is a multiple of 32.
+    unsafe {
+        match ts {
+            2 => unshuffle_pow2::<2, 1>(strided_ptrs(s, n), d, 0, n),
+            4 => unshuffle_pow2::<4, 2>(strided_ptrs(s, n), d, 0, n),
+            8 => unshuffle_pow2::<8, 3>(strided_ptrs(s, n), d, 0, n),
+            _ => unshuffle_pow2::<16, 4>(strided_ptrs(s, n), d, 0, n),
+        }
+    }
+    true
 }
 
 /// Unshuffles elements `start..` of `ts`-byte items whose bytes from `rows.len()` up are
@@ -394,18 +418,17 @@ unsafe fn shuffle_pow2<const S: usize, const LOG: usize>(
 }
 
 /// # Safety
-/// `rows` holds `S` rows of at least `end` bytes; `dest` is writable for `end * S` bytes;
-/// `end - start` is a multiple of 32.
+/// Each of the `S` pointers in `src` is readable for `end` bytes; `dest` is writable for
+/// `end * S` bytes; `end - start` is a multiple of 32.
 #[target_feature(enable = "avx2")]
 unsafe fn unshuffle_pow2<const S: usize, const LOG: usize>(
-    rows: &[&[u8]],
+    src: [*const u8; S],
     dest: *mut u8,
     start: usize,
     end: usize,
 ) {
     // One step of 32 elements at a time: two steps per iteration (whole 64-byte lines
     // from each row) measured slower here, unlike in `shuffle_pow2`.
-    let src: [*const u8; S] = core::array::from_fn(|j| rows[j].as_ptr());
     let mut i = start;
     while i < end {
         // SAFETY: row offsets stay below `end`, element bytes below `end * S`.

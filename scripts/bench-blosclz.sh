@@ -4,7 +4,8 @@
 # git directory whose HEAD is used), or else downloads the v3.3.5 tarball from GitHub, into
 # target/ (git-ignored, never committed); compiles its blosc/blosclz.c with gcc -O3 and links
 # it into the harness, which checks that both outputs are byte-identical.
-# Usage: [C_BLOSC2_SRC=dir] scripts/bench-blosclz.sh [block_bytes [repetitions]]   (~2 minutes)
+# Usage: [C_BLOSC2_SRC=dir] scripts/bench-blosclz.sh [block_bytes [repetitions [data [clevels]]]]   (~2 minutes;
+# data is one kind by name, e.g. ramp-i64, clevels a list such as 1,5)
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 tag=v3.3.5

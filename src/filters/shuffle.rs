@@ -28,6 +28,12 @@ pub(crate) fn shuffle_with(isa: Isa, typesize: usize, src: &[u8], dest: &mut [u8
     let n = src.len() / typesize;
     let body = n * typesize;
     let peel = shuffle_peel(isa, typesize, n, dest.as_ptr() as usize);
+    if peel == 0 && simd_shuffle_block(isa, typesize, n, src, dest) {
+        if body < dest.len() {
+            dest[body..].copy_from_slice(&src[body..]);
+        }
+        return;
+    }
     shuffle_scalar_range(typesize, n, src, dest, 0, peel);
     let start = simd_shuffle(isa, typesize, n, src, dest, peel);
     let tail_done = start > peel
@@ -340,6 +346,24 @@ fn simd_shuffle(isa: Isa, typesize: usize, n: usize, src: &[u8], dest: &mut [u8]
     {
         let _ = (isa, typesize, n, src, dest);
         from
+    }
+}
+
+/// The whole-block shuffle kernel of `isa` (see `shuffle_avx2::shuffle_block`); false
+/// when nothing was done.
+#[inline]
+fn simd_shuffle_block(isa: Isa, typesize: usize, n: usize, src: &[u8], dest: &mut [u8]) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        match isa {
+            Isa::Avx512 | Isa::Avx2 => super::shuffle_avx2::shuffle_block(typesize, n, src, dest),
+            Isa::Sse2 | Isa::Scalar | Isa::Neon => false,
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = (isa, typesize, n, src, dest);
+        false
     }
 }
 

@@ -74,6 +74,33 @@ fn stage_elems(ts: usize) -> usize {
     ((16384 / ts).clamp(256, 512)) & !31
 }
 
+/// Shuffles a whole block of `n` elements straight into its `ts` rows when the type size
+/// is 2, 4, 8 or 16, `n` a multiple of 32 and the rows need no staging; false (nothing
+/// done) otherwise or without AVX2. Skips the general path's head, tail and narrower
+/// kernels, which cost about 340 instructions per call, a sixth of the kernel's own on an
+/// 8 KiB block of 2-byte items.
+pub(crate) fn shuffle_block(ts: usize, n: usize, src: &[u8], dest: &mut [u8]) -> bool {
+    if n == 0 || n % 32 != 0 || !matches!(ts, 2 | 4 | 8 | 16) || staged(ts, n) {
+        return false;
+    }
+    if !std::arch::is_x86_feature_detected!("avx2") {
+        return false;
+    }
+    assert!(src.len() >= n * ts && dest.len() >= n * ts);
+    let (s, d) = (src.as_ptr(), dest.as_mut_ptr());
+    // SAFETY: AVX2 was detected above; both buffers hold `n * ts` bytes (asserted) and
+    // `n` is a multiple of 32.
+    unsafe {
+        match ts {
+            2 => shuffle_pow2::<2, 1>(s, d, n, 0, n),
+            4 => shuffle_pow2::<4, 2>(s, d, n, 0, n),
+            8 => shuffle_pow2::<8, 3>(s, d, n, 0, n),
+            _ => shuffle_pow2::<16, 4>(s, d, n, 0, n),
+        }
+    }
+    true
+}
+
 /// Unshuffles elements `start..` in steps of 32; returns the first element not processed.
 ///
 /// Always direct: unlike [`shuffle`], staging never paid here (measured on 32 KiB to

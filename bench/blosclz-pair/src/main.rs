@@ -48,9 +48,12 @@ fn main() {
     let args: Vec<String> = std::env::args().collect();
     let n: usize = args.get(1).map_or(131072, |a| a.parse().expect("block bytes"));
     let reps: usize = args.get(2).map_or(1000, |a| a.parse().expect("repetitions"));
+    // Optional: only the data kinds whose name is this, and only these clevels.
+    let only = args.get(3).cloned();
+    let clevels: Vec<i32> = args.get(4).map_or(vec![1, 5, 9], |a| a.split(',').map(|c| c.parse().expect("clevel")).collect());
     println!("{:<22} {:>6} {:>7} {:>8} {:>8} {:>8}  {:>9} {:>9}", "data", "clevel", "cbytes", "q1", "median", "q3", "ours GB/s", "ref GB/s");
-    for (name, block) in kinds(n) {
-        for clevel in [1, 5, 9] {
+    for (name, block) in kinds(n).into_iter().filter(|(name, _)| only.as_deref().is_none_or(|o| o == *name)) {
+        for &clevel in &clevels {
             let (mut ours, mut theirs) = (vec![0u8; n], vec![0u8; n]);
             let (mut t_ours, mut t_ref, mut ratios) = (Vec::new(), Vec::new(), Vec::new());
             let (mut n_ours, mut n_ref) = (0, 0);

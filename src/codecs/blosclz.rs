@@ -99,10 +99,10 @@ pub fn compress_in(table: &mut HashTable, clevel: i32, input: &[u8], output: &mu
     let maxout = output.len().min(i32::MAX as usize);
     let output = &mut output[..maxout];
     match clevel {
-        1 => compress_with::<{ 1 << (HASH_LOG - 2) }, false>(table, clevel, input, output),
-        2 => compress_with::<{ 1 << (HASH_LOG - 1) }, false>(table, clevel, input, output),
-        3..=8 => compress_with::<{ 1 << HASH_LOG }, false>(table, clevel, input, output),
-        _ => compress_with::<{ 1 << HASH_LOG }, true>(table, clevel, input, output),
+        1 => compress_with::<{ 1 << (HASH_LOG - 2) }, { (1 << (HASH_LOG - 2)) + 16 }, false>(table, clevel, input, output),
+        2 => compress_with::<{ 1 << (HASH_LOG - 1) }, { (1 << (HASH_LOG - 1)) + 16 }, false>(table, clevel, input, output),
+        3..=8 => compress_with::<{ 1 << HASH_LOG }, { (1 << HASH_LOG) + 16 }, false>(table, clevel, input, output),
+        _ => compress_with::<{ 1 << HASH_LOG }, { (1 << HASH_LOG) + 16 }, true>(table, clevel, input, output),
     }
 }
 
@@ -194,10 +194,10 @@ impl<const N: usize, const OFFSET: bool> Table<'_, N, OFFSET> {
 }
 
 /// The entropy probe of `region` in a pass of `table`.
-fn probe_in<const N: usize, const SHORT: bool>(table: &mut HashTable, region: &[u8]) -> f64 {
+fn probe_in<const N: usize, const D: usize, const SHORT: bool>(table: &mut HashTable, region: &[u8]) -> f64 {
     match table.pass::<N>(region.len()) {
-        Pass::Offset(mut t) => probe_ratio::<N, SHORT, true>(region, &mut t),
-        Pass::Cleared(mut t) => probe_ratio::<N, SHORT, false>(region, &mut t),
+        Pass::Offset(mut t) => probe_ratio::<N, D, SHORT, true>(region, &mut t),
+        Pass::Cleared(mut t) => probe_ratio::<N, D, SHORT, false>(region, &mut t),
     }
 }
 
@@ -226,43 +226,33 @@ fn hash<const N: usize>(seq: u32) -> usize {
 }
 
 /// Scans forward from `ip` for the next position whose 4 bytes equal those at the position the
-/// hash table remembers for them, less than [`MAX_FAR_DISTANCE`] back, and whose next 8 bytes
-/// agree with the candidate's in the bytes of `mask` (the probe's "long enough" test, see
-/// [`next_match`]), recording every scanned position in the table.  Returns
-/// `(position, candidate)`, or `(stop, NOT_FOUND)` when `ip_limit` is reached first (`stop`
-/// is `ip_limit`, or `ip` itself if it was already past).
+/// hash table remembers for them, less than [`MAX_FAR_DISTANCE`] back, recording every scanned
+/// position in the table.  Returns `(position, candidate)`, or `(stop, NOT_FOUND)` when
+/// `ip_limit` is reached first (`stop` is `ip_limit`, or `ip` itself if it was already past).
 ///
 /// Positions are scanned up to `ip_limit = limit - 12` (`limit`, at most `N`, is the length of
 /// the probed region; `window` holds at least that many bytes).  Not inlined, and kept
-/// minimal: the entropy probe spends most of its time here on incompressible data. Matches
-/// too short to count are passed over here rather than returned to be measured: an
-/// unshuffled int64 ramp is full of them, and passing them over took its clevel 1
-/// compression through the library from 0.77x to 0.83x the reference (`bench one`, Zen 5).
+/// minimal: the entropy probe spends most of its time here on incompressible data.
 #[inline(never)]
 fn next_candidate<const N: usize, const OFFSET: bool, W: AsRef<[u8]> + ?Sized>(
     window: &W,
     limit: usize,
     htab: &mut Table<'_, N, OFFSET>,
     mut ip: usize,
-    mask: u64,
 ) -> (usize, usize) {
     let window = window.as_ref();
-    // The probe scans at most `N` bytes and the table holds only earlier positions, so the
-    // two `min`s change nothing; but with a window of `N` bytes they let the compiler drop
-    // every bounds check from this loop (every read ends before `ip + 12 < N`).
+    // The probe scans at most `N` bytes and the table holds only positions it scanned, so the
+    // `min` and the mask change nothing; but with a window of a fixed size of at least
+    // `N + 16` bytes they let the compiler drop every bounds check from this loop.
     let ip_limit = limit.min(N) - 12;
     while ip < ip_limit {
         let seq = read_u32(window, ip);
         let h = hash::<N>(seq);
-        let rf = htab.get(h).min(ip);
+        let rf = htab.get(h) & (N - 1);
         htab.set(h, ip);
         // Table entries are earlier positions, so the subtraction does not wrap; one unsigned
         // comparison tests `distance != 0 && distance < MAX_FAR_DISTANCE`.
-        // The 8 bytes after the 4 end before `limit - 1`, the bound matches are measured to.
-        if (ip - rf).wrapping_sub(1) < MAX_FAR_DISTANCE - 1
-            && read_u32(window, rf) == seq
-            && (read_u64(window, ip + 4) ^ read_u64(window, rf + 4)) & mask == 0
-        {
+        if (ip - rf).wrapping_sub(1) < MAX_FAR_DISTANCE - 1 && read_u32(window, rf) == seq {
             return (ip, rf);
         }
         ip += 1;
@@ -437,10 +427,11 @@ fn match_cost(len: usize, dist: usize) -> usize {
 /// estimated compression ratio (input bytes consumed / output bytes that would be written).
 // Not inlined: it would crowd the compressor's registers (measured ~4% slower).
 #[inline(never)]
-fn probe_ratio<const N: usize, const SHORT: bool, const OFFSET: bool>(
+fn probe_ratio<const N: usize, const D: usize, const SHORT: bool, const OFFSET: bool>(
     region: &[u8],
     htab: &mut Table<'_, N, OFFSET>,
 ) -> f64 {
+    const { assert!(D >= N + 16) };
     let (ip_shift, min_len) = shift_and_min_len(SHORT);
     let limit = region.len().min(N);
     let buf = &region[..limit];
@@ -448,20 +439,14 @@ fn probe_ratio<const N: usize, const SHORT: bool, const OFFSET: bool>(
     if limit <= 12 {
         return 0.0;
     }
-    // A fixed-size view of the region for the scanning loop when the region holds the `N`
-    // bytes scanned: its reads need no bounds checks (measured: ~25% faster on incompressible
-    // data, where the probe is all the work).  The view once had to be 16 bytes longer, so
-    // the most common probe, a clevel 1 probe of 4 KiB with a 4,096-entry table, went
-    // through the checked slice (0.7x the reference's speed on an unshuffled int64 ramp).
-    // Shorter regions are scanned through the slice (a padded copy cost more than the
-    // checks on them).
-    let window: Option<&[u8; N]> = region.get(..N).map(|w| w.try_into().unwrap());
-    // A candidate is kept when its length code reaches `min_len`: when the first
-    // `min_len + ip_shift - 5` of the 8 bytes after the 4 that matched agree.
-    let mask = low_bytes(min_len + ip_shift - 5);
+    // A fixed-size view of the region for the scanning loop when the region is long enough:
+    // its reads need no bounds checks (measured: ~25% faster on incompressible data, where
+    // the probe is all the work).  Shorter regions are scanned through the slice (a padded
+    // copy cost more than the checks on them).
+    let window: Option<&[u8; D]> = region.get(..D).map(|w| w.try_into().unwrap());
     let scan = |htab: &mut Table<'_, N, OFFSET>, ip: usize| match window {
-        Some(w) => next_candidate(w, limit, htab, ip, mask),
-        None => next_candidate(buf, limit, htab, ip, mask),
+        Some(w) => next_candidate(w, limit, htab, ip),
+        None => next_candidate(buf, limit, htab, ip),
     };
     let ip_bound = limit - 1;
 
@@ -546,7 +531,7 @@ fn write_literals(
 
 /// The c-blosc2 compressor, for a hash table of `N` entries; `HASH_TWICE` (clevel 9) makes
 /// the table learn two positions at the end of each match instead of one.
-fn compress_with<const N: usize, const HASH_TWICE: bool>(
+fn compress_with<const N: usize, const D: usize, const HASH_TWICE: bool>(
     table: &mut HashTable,
     clevel: usize,
     input: &[u8],
@@ -561,7 +546,7 @@ fn compress_with<const N: usize, const HASH_TWICE: bool>(
         4..=6 => length / 2,
         _ => length,
     };
-    let ratio = probe_in::<N, false>(table, &input[length - probe_len..]);
+    let ratio = probe_in::<N, D, false>(table, &input[length - probe_len..]);
     if ratio < MIN_PROBE_RATIO[clevel] {
         return 0;
     }
@@ -596,7 +581,7 @@ pub fn compress_v1_in(table: &mut HashTable, clevel: i32, input: &[u8], output: 
     let out = &mut output[..maxout];
     let length = input.len();
     let probe_len = length / 4;
-    let ratio = probe_in::<V1_PROBE_TABLE, true>(table, &input[length - probe_len..]);
+    let ratio = probe_in::<V1_PROBE_TABLE, { V1_PROBE_TABLE + 16 }, true>(table, &input[length - probe_len..]);
     if ratio < MIN_PROBE_RATIO[clevel] {
         return 0;
     }
@@ -1301,14 +1286,14 @@ mod tests {
     /// both sides of the window size.
     #[test]
     fn probe_matches_model() {
-        fn check<const N: usize>(region: &[u8], name: &str) {
+        fn check<const N: usize, const D: usize>(region: &[u8], name: &str) {
             for short in [false, true] {
                 let mut slots = [0u32; N];
                 let mut pass = Table::<N, false> { slots: &mut slots, base: 0 };
                 let got = if short {
-                    probe_ratio::<N, true, false>(region, &mut pass)
+                    probe_ratio::<N, D, true, false>(region, &mut pass)
                 } else {
-                    probe_ratio::<N, false, false>(region, &mut pass)
+                    probe_ratio::<N, D, false, false>(region, &mut pass)
                 };
                 let table = &slots[..];
                 let (want, want_table) = model_probe(region, N, short);
@@ -1320,8 +1305,8 @@ mod tests {
         for (name, data) in corpus() {
             for len in [13, 100, 4096 + 15, 4096 + 16, 4096 + 17, 16384 + 15, 16384 + 16, 20000, 1 << 16] {
                 if let Some(region) = data.get(..len) {
-                    check::<4096>(region, &name);
-                    check::<16384>(region, &name);
+                    check::<4096, { 4096 + 16 }>(region, &name);
+                    check::<16384, { 16384 + 16 }>(region, &name);
                 }
             }
         }

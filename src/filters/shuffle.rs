@@ -349,6 +349,21 @@ fn simd_shuffle(isa: Isa, typesize: usize, n: usize, src: &[u8], dest: &mut [u8]
     }
 }
 
+/// The start of each of the first `S` rows (the caller has checked there are `S`).
+#[inline(always)]
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))] // Used by the x86 kernels.
+pub(super) fn row_ptrs<const S: usize>(rows: &[&[u8]]) -> [*const u8; S] {
+    core::array::from_fn(|j| rows[j].as_ptr())
+}
+
+/// The starts of `S` rows of `n` bytes laid end to end from `base` (pointer arithmetic
+/// only: the caller has checked that `S * n` bytes are there).
+#[inline(always)]
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))] // Used by the x86 kernels.
+pub(super) fn strided_ptrs<const S: usize>(base: *const u8, n: usize) -> [*const u8; S] {
+    core::array::from_fn(|j| base.wrapping_add(j * n))
+}
+
 /// The whole-block shuffle kernel of `isa` (see `shuffle_avx2::shuffle_block`); false
 /// when nothing was done.
 #[inline]

@@ -14,7 +14,7 @@
 
 use core::arch::x86_64::*;
 
-use super::shuffle_avx512::{row_ptrs, strided_ptrs};
+use super::shuffle::{row_ptrs, strided_ptrs};
 
 /// Shuffles elements `start..` in steps of 32; returns the first element not processed.
 pub(crate) fn shuffle(ts: usize, n: usize, src: &[u8], dest: &mut [u8], start: usize) -> usize {

@@ -9,6 +9,8 @@
 
 use core::arch::x86_64::*;
 
+use super::shuffle::{row_ptrs, strided_ptrs};
+
 /// Whether the running CPU has the instructions of these kernels.
 #[inline]
 fn detected() -> bool {
@@ -51,8 +53,9 @@ pub(crate) fn unshuffle(rows: &[&[u8]], n: usize, dest: &mut [u8], start: usize)
 /// nothing) otherwise or when the CPU lacks AVX-512BW.
 ///
 /// The general entry point builds row slices, checks them and splits the work into head,
-/// aligned run and tail: about 400 instructions per call, as much as the kernel itself
-/// takes on an 8 KiB block of 2-byte items. This path checks two lengths instead.
+/// aligned run and tail: about 400 instructions per call (callgrind), more than half of
+/// what this kernel takes on an 8 KiB block of 2-byte items. This path checks two
+/// lengths instead.
 pub(crate) fn unshuffle_block(ts: usize, n: usize, src: &[u8], dest: &mut [u8]) -> bool {
     if n == 0 || n % 64 != 0 || !matches!(ts, 2 | 4 | 8 | 16) || !detected() {
         return false;
@@ -70,19 +73,6 @@ pub(crate) fn unshuffle_block(ts: usize, n: usize, src: &[u8], dest: &mut [u8]) 
         }
     }
     true
-}
-
-/// The start of each of the first `S` rows (the caller has checked there are `S`).
-#[inline(always)]
-pub(super) fn row_ptrs<const S: usize>(rows: &[&[u8]]) -> [*const u8; S] {
-    core::array::from_fn(|j| rows[j].as_ptr())
-}
-
-/// The starts of `S` rows of `n` bytes laid end to end from `base` (pointer arithmetic
-/// only: the caller has checked that `S * n` bytes are there).
-#[inline(always)]
-pub(super) fn strided_ptrs<const S: usize>(base: *const u8, n: usize) -> [*const u8; S] {
-    core::array::from_fn(|j| base.wrapping_add(j * n))
 }
 
 /// One round of the lane-wise interleave of the first half of the registers with the

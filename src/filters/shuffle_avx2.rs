@@ -286,7 +286,7 @@ pub(super) unsafe fn zero_high_words<const LIVE: usize, const W: usize>(
 /// types do exactly that (direct stores ran at 8 GB/s, staged at 15-19). Below 16 rows,
 /// when the rows spread over enough sets, or for 32 KiB blocks (where the rows still fit
 /// the cache and the extra copy costs more than it saves), direct access is faster.
-fn staged(ts: usize, n: usize) -> bool {
+pub(super) fn staged(ts: usize, n: usize) -> bool {
     fn gcd(mut a: usize, mut b: usize) -> usize {
         while b != 0 {
             (a, b) = (b, a % b);

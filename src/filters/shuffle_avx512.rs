@@ -153,19 +153,79 @@ unsafe fn unshuffle_pow2<const S: usize, const LOG: usize>(
                 // 64 bytes of each of the four groups (a group is 16 S bytes), stored at
                 // once (keeping all of them for address order spilled registers at S = 16).
                 for b in 0..S / 4 {
-                    let (a, c) = (v[4 * b], v[4 * b + 1]);
-                    let (e, f) = (v[4 * b + 2], v[4 * b + 3]);
-                    // Lanes 0 and 2, then 1 and 3, of each pair.
-                    let t0 = _mm512_shuffle_i64x2::<0x88>(a, c);
-                    let t1 = _mm512_shuffle_i64x2::<0xDD>(a, c);
-                    let t2 = _mm512_shuffle_i64x2::<0x88>(e, f);
-                    let t3 = _mm512_shuffle_i64x2::<0xDD>(e, f);
-                    let at = |l: usize| out.add(16 * l * S + 64 * b).cast();
-                    _mm512_storeu_si512(at(0), _mm512_shuffle_i64x2::<0x88>(t0, t2));
-                    _mm512_storeu_si512(at(1), _mm512_shuffle_i64x2::<0x88>(t1, t3));
-                    _mm512_storeu_si512(at(2), _mm512_shuffle_i64x2::<0xDD>(t0, t2));
-                    _mm512_storeu_si512(at(3), _mm512_shuffle_i64x2::<0xDD>(t1, t3));
+                    let t = transpose_lanes([v[4 * b], v[4 * b + 1], v[4 * b + 2], v[4 * b + 3]]);
+                    for (l, x) in t.into_iter().enumerate() {
+                        _mm512_storeu_si512(out.add(16 * l * S + 64 * b).cast(), x);
+                    }
                 }
+            }
+        }
+        i += 64;
+    }
+}
+
+/// The transpose of a 4 x 4 matrix of 128-bit lanes held in four registers: lane `q` of
+/// output `l` is lane `l` of input `q`. Its own inverse.
+///
+/// # Safety
+/// Only called from functions with AVX-512F enabled.
+#[inline(always)]
+unsafe fn transpose_lanes(x: [__m512i; 4]) -> [__m512i; 4] {
+    // SAFETY: register arithmetic only; the caller has AVX-512F enabled.
+    unsafe {
+        // Lanes 0 and 2, then 1 and 3, of each pair.
+        let t0 = _mm512_shuffle_i64x2::<0x88>(x[0], x[1]);
+        let t1 = _mm512_shuffle_i64x2::<0xDD>(x[0], x[1]);
+        let t2 = _mm512_shuffle_i64x2::<0x88>(x[2], x[3]);
+        let t3 = _mm512_shuffle_i64x2::<0xDD>(x[2], x[3]);
+        [
+            _mm512_shuffle_i64x2::<0x88>(t0, t2),
+            _mm512_shuffle_i64x2::<0x88>(t1, t3),
+            _mm512_shuffle_i64x2::<0xDD>(t0, t2),
+            _mm512_shuffle_i64x2::<0xDD>(t1, t3),
+        ]
+    }
+}
+
+/// Shuffles a whole block of `n` 16-byte elements into its 16 rows, 64 elements per step,
+/// when `n` is a multiple of 64 and the rows need no staging; false (nothing done)
+/// otherwise or without AVX-512BW. For 16-byte items the unshuffle's network runs
+/// backwards unchanged: the lane transpose is its own inverse, and four interleave rounds
+/// on 16 registers are a transpose of the 16 x 16 bytes in each lane, also their own
+/// inverse. Per byte that is half the AVX2 kernel's shuffle operations (type sizes 2, 4
+/// and 8 have no such shortcut: their rounds are not self-inverse).
+pub(crate) fn shuffle16_block(n: usize, src: &[u8], dest: &mut [u8], staged: bool) -> bool {
+    if n == 0 || n % 64 != 0 || staged || !detected() {
+        return false;
+    }
+    assert!(src.len() >= n * 16 && dest.len() >= n * 16);
+    // SAFETY: AVX-512F/BW were detected above; both buffers hold `16 n` bytes (asserted)
+    // and `n` is a multiple of 64.
+    unsafe { shuffle16(src.as_ptr(), dest.as_mut_ptr(), n) };
+    true
+}
+
+/// # Safety
+/// AVX-512F/BW available; `src` and `dest` valid for `16 n` bytes; `n` a multiple of 64.
+#[target_feature(enable = "avx512f,avx512bw")]
+unsafe fn shuffle16(src: *const u8, dest: *mut u8, n: usize) {
+    let mut i = 0;
+    while i < n {
+        // SAFETY: elements `i..i + 64` lie below `n`: the 1,024 source bytes at `16 i` and
+        // the 64 bytes at `j n + i` of each row are in bounds (caller contract).
+        unsafe {
+            let inp = src.add(16 * i);
+            let mut v = [_mm512_setzero_si512(); 16];
+            // Register 4 b + q gets lane L = element 16 L + 4 b + q, the layout the
+            // unshuffle's rounds leave.
+            for b in 0..4 {
+                let at = |l: usize| _mm512_loadu_si512(inp.add(256 * l + 64 * b).cast());
+                let t = transpose_lanes([at(0), at(1), at(2), at(3)]);
+                v[4 * b..4 * b + 4].copy_from_slice(&t);
+            }
+            v = zip(zip(zip(zip(v))));
+            for (j, x) in v.into_iter().enumerate() {
+                _mm512_storeu_si512(dest.add(j * n + i).cast(), x);
             }
         }
         i += 64;

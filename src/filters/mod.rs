@@ -127,8 +127,9 @@ pub enum Isa {
     Scalar,
     Sse2,
     Avx2,
-    /// x86-64 AVX-512F + AVX-512BW + GFNI: bit shuffle and byte unshuffle kernels of
-    /// their own, AVX2 byte-shuffle kernels.
+    /// x86-64 AVX-512F + AVX-512BW + GFNI: bit shuffle, byte unshuffle and the byte
+    /// shuffle of 16-byte items with kernels of their own, the AVX2 byte-shuffle kernels
+    /// for the other type sizes.
     Avx512,
     /// aarch64 Advanced SIMD (part of the architecture's baseline).
     Neon,

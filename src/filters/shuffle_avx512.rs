@@ -1,4 +1,5 @@
-//! AVX-512 (F + BW) byte-unshuffle kernels, 64 elements per step.
+//! AVX-512 (F + BW) byte-unshuffle kernels, and the byte shuffle of 16-byte items, 64
+//! elements per step.
 //!
 //! The AVX2 scheme on four 128-bit lanes instead of two: each lane of a row register holds
 //! 16 consecutive elements' byte, the byte interleaves (`vpunpck*bw`) run lane by lane, and

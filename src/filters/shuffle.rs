@@ -28,18 +28,15 @@ pub(crate) fn shuffle_with(isa: Isa, typesize: usize, src: &[u8], dest: &mut [u8
     let n = src.len() / typesize;
     let body = n * typesize;
     let peel = shuffle_peel(isa, typesize, n, dest.as_ptr() as usize);
-    if peel == 0 && simd_shuffle_block(isa, typesize, n, src, dest) {
-        if body < dest.len() {
-            dest[body..].copy_from_slice(&src[body..]);
+    let whole = peel == 0 && simd_shuffle_block(isa, typesize, n, src, dest);
+    if !whole {
+        shuffle_scalar_range(typesize, n, src, dest, 0, peel);
+        let start = simd_shuffle(isa, typesize, n, src, dest, peel);
+        let tail_done = start > peel
+            && simd_tail(n, start).is_some_and(|from| simd_shuffle(isa, typesize, n, src, dest, from) == n);
+        if !tail_done {
+            shuffle_scalar(typesize, n, src, dest, start);
         }
-        return;
-    }
-    shuffle_scalar_range(typesize, n, src, dest, 0, peel);
-    let start = simd_shuffle(isa, typesize, n, src, dest, peel);
-    let tail_done = start > peel
-        && simd_tail(n, start).is_some_and(|from| simd_shuffle(isa, typesize, n, src, dest, from) == n);
-    if !tail_done {
-        shuffle_scalar(typesize, n, src, dest, start);
     }
     if body < dest.len() {
         dest[body..].copy_from_slice(&src[body..]);

@@ -3,7 +3,7 @@
 
 use super::*;
 
-const TYPESIZES: &[usize] = &[1, 2, 3, 4, 5, 7, 8, 11, 16, 17, 32, 64, 255, 256, 1000];
+const TYPESIZES: &[usize] = &[1, 2, 3, 4, 5, 7, 8, 11, 12, 16, 17, 24, 32, 64, 255, 256, 1000];
 const LENGTHS: &[usize] = &[
     0,
     1,

@@ -75,8 +75,9 @@ fn unshuffle_by_rows(isa: Isa, typesize: usize, n: usize, src: &[u8], dest: &mut
 
 /// Row slices of a shuffled buffer: row `j` is `src[j * n..(j + 1) * n]`. The pipeline's
 /// type sizes (up to 255) keep them on the stack, in an array no larger than needed (a
-/// 256-entry array costs small blocks its 4 KiB of initialisation); only the exported
-/// function's larger type sizes allocate.
+/// 256-entry array costs small blocks its 4 KiB of initialisation: a fifth of the time
+/// of an 8 KiB unshuffle of 32-byte items); only the exported function's larger type
+/// sizes allocate.
 fn with_rows<R>(typesize: usize, n: usize, src: &[u8], f: impl FnOnce(&[&[u8]]) -> R) -> R {
     fn on_stack<const N: usize, R>(
         typesize: usize,
@@ -92,7 +93,9 @@ fn with_rows<R>(typesize: usize, n: usize, src: &[u8], f: impl FnOnce(&[&[u8]]) 
     }
     match typesize {
         0..=16 => on_stack::<16, R>(typesize, n, src, f),
-        17..=256 => on_stack::<256, R>(typesize, n, src, f),
+        17..=32 => on_stack::<32, R>(typesize, n, src, f),
+        33..=64 => on_stack::<64, R>(typesize, n, src, f),
+        65..=256 => on_stack::<256, R>(typesize, n, src, f),
         _ => f(&(0..typesize).map(|j| &src[j * n..(j + 1) * n]).collect::<Vec<_>>()),
     }
 }

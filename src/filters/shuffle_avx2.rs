@@ -624,12 +624,12 @@ unsafe fn shuffle_tiled(
             // SAFETY: element rows i..i+32 < n and columns col..col+16 <= ts keep every
             // access inside the n * ts bytes of each buffer.
             unsafe {
+                // Element pointers stepped by `ts`, as in `unshuffle_tiled_steps`.
                 let mut v = [_mm256_setzero_si256(); 16];
-                for (e, x) in v.iter_mut().enumerate() {
-                    *x = load_pair(
-                        src.add((i + e) * ts + col),
-                        src.add((i + 16 + e) * ts + col),
-                    );
+                let (mut lo, far) = (src.add(i * ts + col), 16 * ts);
+                for x in v.iter_mut() {
+                    *x = load_pair(lo, lo.add(far));
+                    lo = lo.add(ts);
                 }
                 forward_rounds(&mut v);
                 for (b, x) in v.iter().enumerate() {

@@ -517,3 +517,13 @@ fn kernels_match_model_at_every_destination_alignment() {
         }
     }
 }
+
+#[test]
+fn unshuffle_level_is_one_the_cpu_has() {
+    for ts in [1, 2, 3, 4, 8, 12, 16, 32] {
+        assert!(Isa::best_unshuffle(ts).is_available(), "type size {ts}");
+    }
+    // Only the type sizes with a choice of kernel move off the best level.
+    assert_eq!(Isa::best_unshuffle(2), Isa::best());
+    assert_eq!(Isa::best_unshuffle(32), Isa::best());
+}

@@ -18,6 +18,9 @@ use super::shuffle::{row_ptrs, strided_ptrs};
 
 /// Shuffles elements `start..` in steps of 32; returns the first element not processed.
 pub(crate) fn shuffle(ts: usize, n: usize, src: &[u8], dest: &mut [u8], start: usize) -> usize {
+    if matches!(ts, 3 | 5..=7 | 9..=15) {
+        return shuffle_narrow(ts, n, src, dest, start);
+    }
     let Some(end) = super::shuffle::simd_span(ts, n, start, 32) else {
         return start;
     };
@@ -66,6 +69,88 @@ pub(crate) fn shuffle(ts: usize, n: usize, src: &[u8], dest: &mut [u8], start: u
         i0 += cnt;
     }
     end
+}
+
+/// [`shuffle`] of the type sizes under 16 that are not powers of two, 16 elements at a
+/// time: row `j` of a step is gathered from the step's `ts` vectors of 16 bytes with one
+/// byte shuffle each ([`NarrowMasks`]), `ts * ts` shuffles per `16 * ts` bytes. The
+/// scalar loop it replaces ran at 0.95-0.97x the reference's, also scalar (2.9 GB/s).
+fn shuffle_narrow(ts: usize, n: usize, src: &[u8], dest: &mut [u8], start: usize) -> usize {
+    let end = start + n.saturating_sub(start) / 16 * 16;
+    if end == start || !std::arch::is_x86_feature_detected!("avx2") {
+        return start;
+    }
+    assert!(src.len() >= n * ts && dest.len() >= n * ts);
+    let (s, d) = (src.as_ptr(), dest.as_mut_ptr());
+    macro_rules! narrow {
+        ($($t:literal)*) => {
+            match ts {
+                // SAFETY: AVX2 was detected; both buffers hold `n * ts` bytes (asserted),
+                // `end <= n` and `end - start` is a multiple of 16.
+                $($t => unsafe { shuffle_narrow_steps::<$t>(s, d, n, start, end) },)*
+                _ => return start,
+            }
+        };
+    }
+    narrow!(3 5 6 7 9 10 11 12 13 14 15);
+    end
+}
+
+/// Byte-shuffle controls for [`shuffle_narrow_steps`]: `M[k][j]` picks, from the `k`-th
+/// 16 bytes of 16 consecutive `TS`-byte elements, the bytes of row `j` into the lanes of
+/// their elements, and zeros (0x80) everywhere else.
+struct NarrowMasks<const TS: usize>;
+
+impl<const TS: usize> NarrowMasks<TS> {
+    const M: [[[u8; 16]; TS]; TS] = {
+        let mut m = [[[0x80u8; 16]; TS]; TS];
+        let mut e = 0;
+        while e < 16 {
+            let mut j = 0;
+            while j < TS {
+                let p = e * TS + j;
+                m[p / 16][j][e] = (p % 16) as u8;
+                j += 1;
+            }
+            e += 1;
+        }
+        m
+    };
+}
+
+/// # Safety
+/// AVX2 available; `src` and `dest` valid for `n * TS` bytes; `end <= n`, `end - start`
+/// a multiple of 16.
+#[target_feature(enable = "avx2")]
+unsafe fn shuffle_narrow_steps<const TS: usize>(
+    src: *const u8,
+    dest: *mut u8,
+    n: usize,
+    start: usize,
+    end: usize,
+) {
+    let m = &NarrowMasks::<TS>::M;
+    let mut i = start;
+    while i < end {
+        // SAFETY: the step reads source bytes `i * TS..(i + 16) * TS` and writes bytes
+        // `i..i + 16` of each row, all below `end <= n` elements.
+        unsafe {
+            let base = src.add(i * TS);
+            let mut v = [_mm_setzero_si128(); TS];
+            for (k, x) in v.iter_mut().enumerate() {
+                *x = _mm_loadu_si128(base.add(16 * k).cast());
+            }
+            for j in 0..TS {
+                let mut row = _mm_setzero_si128();
+                for (k, x) in v.iter().enumerate() {
+                    let pick = _mm_loadu_si128(m[k][j].as_ptr().cast());
+                    row = _mm_or_si128(row, _mm_shuffle_epi8(*x, pick));
+                }
+                _mm_storeu_si128(dest.add(j * n + i).cast(), row);
+            }
+        }
+        i += 16;
+    }
 }
 
 /// Elements per stage: rows of 256 to 512 bytes, a buffer of at most 32 KiB for the

@@ -129,7 +129,8 @@ pub enum Isa {
     Avx2,
     /// x86-64 AVX-512F + AVX-512BW + GFNI: bit shuffle, byte unshuffle and the byte
     /// shuffle of 16-byte items with kernels of their own, the AVX2 byte-shuffle kernels
-    /// for the other type sizes.
+    /// for the other type sizes (and, on Intel CPUs, for the unshuffle of 4-, 8- and
+    /// 16-byte items: [`Isa::best_unshuffle`]).
     Avx512,
     /// aarch64 Advanced SIMD (part of the architecture's baseline).
     Neon,

@@ -190,11 +190,18 @@ impl Isa {
     /// stay there and for 2-byte items (1.29-1.36x against 1.00-1.14x here at 8 KiB).
     #[inline]
     pub fn best_unshuffle(typesize: usize) -> Isa {
-        let isa = Self::best();
-        if isa == Isa::Avx512 && matches!(typesize, 4 | 8 | 16) && intel() {
+        Self::best().for_unshuffle(typesize)
+    }
+
+    /// The level whose byte-unshuffle kernels to run for `typesize`-byte items when
+    /// `self` is the level available (see [`Isa::best_unshuffle`]); also for the byte
+    /// step of the bit unshuffle, which would otherwise take the AVX-512 kernels there.
+    #[inline]
+    pub fn for_unshuffle(self, typesize: usize) -> Isa {
+        if self == Isa::Avx512 && matches!(typesize, 4 | 8 | 16) && intel() {
             Isa::Avx2
         } else {
-            isa
+            self
         }
     }
 

@@ -1,5 +1,11 @@
 //! AVX2 bit-transpose kernels for one byte row of a tile: the SSE2 scheme on 32 bytes
 //! at a time (see `bitshuffle_sse2`), with the SSE2 kernels finishing what is left.
+//!
+//! Where the CPU has GFNI, the backward kernel transposes each 64-bit word's bit matrix
+//! with one `gf2p8affineqb` (as the AVX-512 kernel does, planes loaded in reverse order)
+//! instead of 18 shift/xor/mask steps. Rows of 256 to 511 bytes, which the AVX-512 kernel
+//! leaves to this one (8 KiB blocks of 24- and 32-byte items), ran at 0.57-0.80x the
+//! reference's bit unshuffle with the shift steps.
 
 use core::arch::x86_64::*;
 
@@ -28,10 +34,16 @@ pub(crate) fn untranspose_row(inp: &[u8], base: usize, stride: usize, row: &mut 
         return bitshuffle_sse2::untranspose_row(inp, base, stride, row);
     }
     assert!(base + 7 * stride + len / 8 <= inp.len());
-    // SAFETY: AVX2 was detected above. The kernel reads bytes `base + k * stride + g`,
-    // `k < 8`, `g < len / 8` (in bounds by the assertion) and writes `len <= row.len()`
-    // bytes of `row`.
-    unsafe { untranspose_kernel(inp.as_ptr().add(base), stride, row.as_mut_ptr(), len) };
+    // SAFETY: AVX2 was detected above, and GFNI before the kernel that uses it. The
+    // kernels read bytes `base + k * stride + g`, `k < 8`, `g < len / 8` (in bounds by the
+    // assertion) and write `len <= row.len()` bytes of `row`.
+    unsafe {
+        if std::arch::is_x86_feature_detected!("gfni") {
+            untranspose_kernel_gfni(inp.as_ptr().add(base), stride, row.as_mut_ptr(), len);
+        } else {
+            untranspose_kernel(inp.as_ptr().add(base), stride, row.as_mut_ptr(), len);
+        }
+    }
     len + bitshuffle_sse2::untranspose_row(inp, base + len / 8, stride, &mut row[len..])
 }
 
@@ -80,6 +92,26 @@ unsafe fn transpose_lanes(x: __m256i) -> __m256i {
 /// `dst` writable for `len` bytes; `len % 256 == 0`.
 #[target_feature(enable = "avx2")]
 unsafe fn untranspose_kernel(inp: *const u8, stride: usize, dst: *mut u8, len: usize) {
+    // SAFETY: the caller's contract is untranspose_steps'.
+    unsafe { untranspose_steps::<false>(inp, stride, dst, len) }
+}
+
+/// # Safety
+/// As [`untranspose_kernel`], with GFNI available too.
+#[target_feature(enable = "avx2,gfni")]
+unsafe fn untranspose_kernel_gfni(inp: *const u8, stride: usize, dst: *mut u8, len: usize) {
+    // SAFETY: the caller's contract is untranspose_steps'; GFNI is enabled here.
+    unsafe { untranspose_steps::<true>(inp, stride, dst, len) }
+}
+
+/// The backward kernel's steps, inlined into the two wrappers above: with `GFNI` the bit
+/// matrices are transposed by `gf2p8affineqb`, otherwise by [`transpose_lanes`].
+///
+/// # Safety
+/// AVX2 (and with `GFNI`, GFNI) available; `inp + k * stride` readable for `len / 8` bytes
+/// for every `k < 8`; `dst` writable for `len` bytes; `len % 256 == 0`.
+#[inline(always)]
+unsafe fn untranspose_steps<const GFNI: bool>(inp: *const u8, stride: usize, dst: *mut u8, len: usize) {
     let mut p = 0;
     while p < len {
         let g = p / 8;
@@ -88,7 +120,9 @@ unsafe fn untranspose_kernel(inp: *const u8, stride: usize, dst: *mut u8, len: u
         unsafe {
             let mut pl = [_mm256_setzero_si256(); 8];
             for (k, x) in pl.iter_mut().enumerate() {
-                *x = _mm256_loadu_si256(inp.add(k * stride + g).cast());
+                // `gf2p8affineqb` transposes the byte-reversed word: plane 7 goes first.
+                let plane = if GFNI { 7 - k } else { k };
+                *x = _mm256_loadu_si256(inp.add(plane * stride + g).cast());
             }
             // Each lane holds 16 groups; the low lane groups 0..16, the high lane 16..32.
             let a0 = _mm256_unpacklo_epi8(pl[0], pl[1]);
@@ -118,9 +152,17 @@ unsafe fn untranspose_kernel(inp: *const u8, stride: usize, dst: *mut u8, len: u
                 _mm256_unpacklo_epi32(b5, b7),
                 _mm256_unpackhi_epi32(b5, b7),
             ];
+            let eye = _mm256_set1_epi64x(0x8040_2010_0804_0201_u64 as i64);
+            let bits = |x: __m256i| {
+                if GFNI {
+                    _mm256_gf2p8affine_epi64_epi8::<0>(eye, x)
+                } else {
+                    transpose_lanes(x)
+                }
+            };
             for q in 0..4 {
-                let lo = transpose_lanes(c[2 * q]);
-                let hi = transpose_lanes(c[2 * q + 1]);
+                let lo = bits(c[2 * q]);
+                let hi = bits(c[2 * q + 1]);
                 // Groups 4q..4q+4 and 16+4q..20+4q, 32 contiguous bytes each.
                 _mm256_storeu_si256(
                     dst.add(p + 32 * q).cast(),
@@ -133,5 +175,38 @@ unsafe fn untranspose_kernel(inp: *const u8, stride: usize, dst: *mut u8, len: u
             }
         }
         p += 256;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Both builds of the backward kernel (the dispatcher takes only the GFNI one where
+    /// it can) against the scalar untranspose, planes further apart than a row needs.
+    #[test]
+    fn untranspose_builds_match_scalar() {
+        if !std::arch::is_x86_feature_detected!("avx2") {
+            return;
+        }
+        let (len, stride) = (512, 80);
+        let inp = crate::filters::tests::data(8 * stride, 5);
+        let mut want = vec![0; len];
+        crate::filters::bitshuffle::untranspose_row_scalar(&inp, 8, stride, &mut want, 0);
+        let gfni = std::arch::is_x86_feature_detected!("gfni");
+        for build in 0..if gfni { 2 } else { 1 } {
+            let mut out = vec![0xEE; len];
+            // SAFETY: AVX2 (and GFNI for build 1) detected; planes 8 + k * stride hold
+            // len / 8 = 64 bytes each within `inp`; `out` holds len bytes, a multiple of 256.
+            unsafe {
+                let p = inp.as_ptr().add(8);
+                if build == 0 {
+                    untranspose_kernel(p, stride, out.as_mut_ptr(), len);
+                } else {
+                    untranspose_kernel_gfni(p, stride, out.as_mut_ptr(), len);
+                }
+            }
+            assert!(out == want, "untranspose build {build}");
+        }
     }
 }

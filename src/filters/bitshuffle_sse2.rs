@@ -4,7 +4,8 @@
 //! elements; doubling every byte moves the next bit to the top, eight times.
 //! Backward: the 8 plane bytes of each group of 8 elements are brought together into one
 //! 64-bit lane with three rounds of byte interleaves, and each lane is then transposed as
-//! an 8x8 bit matrix with shift/xor/mask steps.
+//! an 8x8 bit matrix with shift/xor/mask steps, or where the CPU has GFNI with one
+//! `gf2p8affineqb` (see `bitshuffle_avx2`).
 
 use core::arch::x86_64::*;
 
@@ -31,10 +32,16 @@ pub(crate) fn untranspose_row(inp: &[u8], base: usize, stride: usize, row: &mut 
         return 0;
     }
     assert!(base + 7 * stride + len / 8 <= inp.len());
-    // SAFETY: SSE2 is baseline on x86_64. The kernel reads bytes `base + k * stride + g`,
-    // `k < 8`, `g < len / 8` (in bounds by the assertion) and writes `len <= row.len()`
-    // bytes of `row`.
-    unsafe { untranspose_kernel(inp.as_ptr().add(base), stride, row.as_mut_ptr(), len) };
+    // SAFETY: SSE2 is baseline on x86_64, and GFNI is detected before the kernel that
+    // uses it. The kernels read bytes `base + k * stride + g`, `k < 8`, `g < len / 8` (in
+    // bounds by the assertion) and write `len <= row.len()` bytes of `row`.
+    unsafe {
+        if std::arch::is_x86_feature_detected!("gfni") {
+            untranspose_kernel_gfni(inp.as_ptr().add(base), stride, row.as_mut_ptr(), len);
+        } else {
+            untranspose_kernel(inp.as_ptr().add(base), stride, row.as_mut_ptr(), len);
+        }
+    }
     len
 }
 
@@ -82,13 +89,36 @@ pub(crate) fn transpose_lanes(x: __m128i) -> __m128i {
 /// `len` bytes; `len % 64 == 0`.
 #[target_feature(enable = "sse2")]
 unsafe fn untranspose_kernel(inp: *const u8, stride: usize, dst: *mut u8, len: usize) {
+    // SAFETY: the caller's contract is untranspose_steps'.
+    unsafe { untranspose_steps::<false>(inp, stride, dst, len) }
+}
+
+/// # Safety
+/// As [`untranspose_kernel`], with GFNI available.
+#[target_feature(enable = "sse2,gfni")]
+unsafe fn untranspose_kernel_gfni(inp: *const u8, stride: usize, dst: *mut u8, len: usize) {
+    // SAFETY: the caller's contract is untranspose_steps'; GFNI is enabled here.
+    unsafe { untranspose_steps::<true>(inp, stride, dst, len) }
+}
+
+/// The backward kernel's steps, inlined into the two wrappers above.
+///
+/// # Safety
+/// GFNI available if `GFNI`; `inp + k * stride` readable for `len / 8` bytes for every
+/// `k < 8`; `dst` writable for `len` bytes; `len % 64 == 0`.
+#[inline(always)]
+unsafe fn untranspose_steps<const GFNI: bool>(inp: *const u8, stride: usize, dst: *mut u8, len: usize) {
     let mut p = 0;
     while p < len {
         let g = p / 8;
         // SAFETY: g + 8 <= len / 8, so each 8-byte plane load is in bounds, and the
         // 64 bytes written at p are below len (caller contract).
         unsafe {
-            let ld = |k: usize| _mm_loadl_epi64(inp.add(k * stride + g).cast());
+            // `gf2p8affineqb` transposes the byte-reversed word: plane 7 goes first.
+            let ld = |k: usize| {
+                let plane = if GFNI { 7 - k } else { k };
+                _mm_loadl_epi64(inp.add(plane * stride + g).cast())
+            };
             // Planes (0,1), (2,3), (4,5), (6,7) byte-interleaved: groups 0..8.
             let a0 = _mm_unpacklo_epi8(ld(0), ld(1));
             let a1 = _mm_unpacklo_epi8(ld(2), ld(3));
@@ -106,10 +136,46 @@ unsafe fn untranspose_kernel(inp: *const u8, stride: usize, dst: *mut u8, len: u
                 _mm_unpacklo_epi32(b1, b3),
                 _mm_unpackhi_epi32(b1, b3),
             ];
+            let eye = _mm_set1_epi64x(0x8040_2010_0804_0201_u64 as i64);
             for (q, x) in c.iter().enumerate() {
-                _mm_storeu_si128(dst.add(p + 16 * q).cast(), transpose_lanes(*x));
+                let bits = if GFNI {
+                    _mm_gf2p8affine_epi64_epi8::<0>(eye, *x)
+                } else {
+                    transpose_lanes(*x)
+                };
+                _mm_storeu_si128(dst.add(p + 16 * q).cast(), bits);
             }
         }
         p += 64;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Both builds of the backward kernel (the dispatcher takes only the GFNI one where
+    /// it can) against the scalar untranspose, planes further apart than a row needs.
+    #[test]
+    fn untranspose_builds_match_scalar() {
+        let (len, stride) = (192, 40);
+        let inp = crate::filters::tests::data(8 * stride, 9);
+        let mut want = vec![0; len];
+        crate::filters::bitshuffle::untranspose_row_scalar(&inp, 8, stride, &mut want, 0);
+        let gfni = std::arch::is_x86_feature_detected!("gfni");
+        for build in 0..if gfni { 2 } else { 1 } {
+            let mut out = vec![0xEE; len];
+            // SAFETY: GFNI detected for build 1; planes 8 + k * stride hold len / 8 = 24
+            // bytes each within `inp`; `out` holds len bytes, a multiple of 64.
+            unsafe {
+                let p = inp.as_ptr().add(8);
+                if build == 0 {
+                    untranspose_kernel(p, stride, out.as_mut_ptr(), len);
+                } else {
+                    untranspose_kernel_gfni(p, stride, out.as_mut_ptr(), len);
+                }
+            }
+            assert!(out == want, "untranspose build {build}");
+        }
     }
 }

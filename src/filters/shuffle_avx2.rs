@@ -13,9 +13,10 @@
 //! dispatcher in `shuffle.rs` lines the stores up on 32-byte boundaries where it can.
 //!
 //! Type sizes 3, 5-7 and 9-15 have a shuffle of their own (byte gathers with `pshufb`,
-//! [`shuffle_narrow`]) and 12 an unshuffle ([`unshuffle12`]); that one and the tiled
-//! unshuffle of type sizes above 16 also come built with AVX-512VL, whose 32 registers
-//! hold their 16-register networks without spilling.
+//! [`shuffle_narrow`]), and the same sizes but 12 the inverse gathers
+//! ([`unshuffle_narrow`]); 12 has an unshuffle network ([`unshuffle12`]). That one and the
+//! tiled unshuffle of type sizes above 16 also come built with AVX-512VL, whose 32
+//! registers hold their 16-register networks without spilling.
 
 use core::arch::x86_64::*;
 
@@ -201,6 +202,9 @@ pub(crate) fn unshuffle(rows: &[&[u8]], n: usize, dest: &mut [u8], start: usize)
     if ts == 12 {
         return unshuffle_12(rows, n, dest, start);
     }
+    if matches!(ts, 3 | 5..=7 | 9..=11 | 13..=15) {
+        return unshuffle_narrow(rows, n, dest, start);
+    }
     let Some(end) = super::shuffle::simd_span(ts, n, start, 32) else {
         return start;
     };
@@ -227,10 +231,95 @@ pub(crate) fn unshuffle(rows: &[&[u8]], n: usize, dest: &mut [u8], start: usize)
     end
 }
 
-/// [`unshuffle`] of 12-byte items (three 32-bit values: points, colours), the one type
-/// size under 16 that is not a power of two with an unshuffle kernel: the reference has
-/// one too, and the scalar loop ran at a quarter of its speed (5 against 20 GB/s,
-/// Emerald Rapids). The other such sizes' scalar loop is 2.3-3.7x the reference's.
+/// [`unshuffle`] of the type sizes under 16 that are not powers of two (12 aside), 16
+/// elements at a time: the inverse of [`shuffle_narrow`]. Each 32 bytes of a step's output
+/// are gathered from the `ts` rows' 16 bytes (in both lanes) with one byte shuffle per row
+/// ([`NarrowUnmasks`]), `ts * ts / 2` shuffles per `16 * ts` bytes. The scalar loop it
+/// replaces ran at 6-7 GB/s and held the bit unshuffle of these sizes (which ends in a byte
+/// unshuffle) at 0.81-0.94x the reference's on 8 and 32 KiB blocks.
+fn unshuffle_narrow(rows: &[&[u8]], n: usize, dest: &mut [u8], start: usize) -> usize {
+    let ts = rows.len();
+    let end = start + n.saturating_sub(start) / 16 * 16;
+    if end == start || !std::arch::is_x86_feature_detected!("avx2") {
+        return start;
+    }
+    assert!(rows.iter().all(|r| r.len() >= n) && dest.len() >= n * ts);
+    let d = dest.as_mut_ptr();
+    macro_rules! narrow {
+        ($($t:literal)*) => {
+            match ts {
+                // SAFETY: AVX2 was detected; every row holds at least `n >= end` bytes and
+                // `dest` at least `n * ts` (asserted); `end - start` is a multiple of 16.
+                $($t => unsafe { unshuffle_narrow_steps::<$t>(row_ptrs(rows), d, start, end) },)*
+                _ => return start,
+            }
+        };
+    }
+    narrow!(3 5 6 7 9 10 11 13 14 15);
+    end
+}
+
+/// Byte-shuffle controls for [`unshuffle_narrow_steps`]: `M[c][j]` picks, from row `j`'s
+/// bytes of 16 consecutive elements (the same 16 bytes in both lanes), the bytes of output
+/// bytes `32 * c..32 * c + 32` of those elements, and zeros (0x80) everywhere else. Entries
+/// from `c = TS.div_ceil(2)` on are never used (8 covers the largest `TS`, 15).
+struct NarrowUnmasks<const TS: usize>;
+
+impl<const TS: usize> NarrowUnmasks<TS> {
+    const M: [[[u8; 32]; TS]; 8] = {
+        let mut m = [[[0x80u8; 32]; TS]; 8];
+        let mut p = 0;
+        while p < 16 * TS {
+            m[p / 32][p % TS][p % 32] = (p / TS) as u8;
+            p += 1;
+        }
+        m
+    };
+}
+
+/// # Safety
+/// AVX2 available; each of the `TS` pointers in `rows` is readable for `end` bytes;
+/// `dest` is writable for `end * TS` bytes; `end - start` is a multiple of 16.
+#[target_feature(enable = "avx2")]
+unsafe fn unshuffle_narrow_steps<const TS: usize>(
+    rows: [*const u8; TS],
+    dest: *mut u8,
+    start: usize,
+    end: usize,
+) {
+    let m = &NarrowUnmasks::<TS>::M;
+    let mut i = start;
+    while i < end {
+        // SAFETY: the step reads bytes `i..i + 16` of each row and writes output bytes
+        // `i * TS..(i + 16) * TS`, all below element `end`: the last store of an odd `TS`
+        // is 16 bytes, ending at `(i + 16) * TS`.
+        unsafe {
+            let mut v = [_mm256_setzero_si256(); TS];
+            for (x, row) in v.iter_mut().zip(rows) {
+                *x = _mm256_broadcastsi128_si256(_mm_loadu_si128(row.add(i).cast()));
+            }
+            let at = dest.add(i * TS);
+            for (c, masks) in m.iter().enumerate().take(TS.div_ceil(2)) {
+                let mut out = _mm256_setzero_si256();
+                for (x, pick) in v.iter().zip(masks) {
+                    let pick = _mm256_loadu_si256(pick.as_ptr().cast());
+                    out = _mm256_or_si256(out, _mm256_shuffle_epi8(*x, pick));
+                }
+                if 2 * c + 1 < TS {
+                    _mm256_storeu_si256(at.add(32 * c).cast(), out);
+                } else {
+                    _mm_storeu_si128(at.add(32 * c).cast(), _mm256_castsi256_si128(out));
+                }
+            }
+        }
+        i += 16;
+    }
+}
+
+/// [`unshuffle`] of 12-byte items (three 32-bit values: points, colours), with a kernel
+/// of its own rather than [`unshuffle_narrow`]'s gathers: the reference has a fast one for
+/// this size, and the scalar loop ran at a quarter of its speed (5 against 20 GB/s,
+/// Emerald Rapids).
 fn unshuffle_12(rows: &[&[u8]], n: usize, dest: &mut [u8], start: usize) -> usize {
     let end = start + n.saturating_sub(start) / 32 * 32;
     if end == start || !std::arch::is_x86_feature_detected!("avx2") {

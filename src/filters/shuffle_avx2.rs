@@ -25,6 +25,10 @@ use super::shuffle::{row_ptrs, strided_ptrs};
 /// Shuffles elements `start..` in steps of 32 (16 for the type sizes of
 /// [`shuffle_narrow`]); returns the first element not processed.
 pub(crate) fn shuffle(ts: usize, n: usize, src: &[u8], dest: &mut [u8], start: usize) -> usize {
+    if ts == 12 {
+        let start = shuffle_12(n, src, dest, start);
+        return shuffle_narrow(ts, n, src, dest, start);
+    }
     if matches!(ts, 3 | 5..=7 | 9..=15) {
         return shuffle_narrow(ts, n, src, dest, start);
     }
@@ -101,6 +105,83 @@ fn shuffle_narrow(ts: usize, n: usize, src: &[u8], dest: &mut [u8], start: usize
     }
     narrow!(3 5 6 7 9 10 11 12 13 14 15);
     end
+}
+
+/// [`shuffle`] of 12-byte items, 32 elements at a time: the inverse of [`unshuffle12`].
+/// The 16 bytes at each element (its 12 and 4 of the next, which only reach rows 12-15,
+/// never stored) go through the 16-byte network. Returns the first element not processed:
+/// a step whose last 16-byte load would end past `src` is left to [`shuffle_narrow`]. The
+/// gathers alone ran at 7 GB/s, 0.87x the reference's bit shuffle of this size (which
+/// starts with a byte shuffle) on 8 KiB blocks.
+fn shuffle_12(n: usize, src: &[u8], dest: &mut [u8], start: usize) -> usize {
+    assert!(src.len() >= n * 12 && dest.len() >= n * 12);
+    // Steps i..i + 32 with (i + 32) * 12 + 4 <= src.len(): the loads stay inside `src`.
+    let fit = src.len().saturating_sub(4) / 12;
+    let end = start + n.min(fit).saturating_sub(start) / 32 * 32;
+    if end == start || !std::arch::is_x86_feature_detected!("avx2") {
+        return start;
+    }
+    let (s, d) = (src.as_ptr(), dest.as_mut_ptr());
+    // SAFETY: AVX2 (and for the first, AVX-512VL) was detected; `src` holds at least
+    // `end * 12 + 4` bytes and `dest` at least `n * 12`, `end <= n`; `end - start` is a
+    // multiple of 32.
+    unsafe {
+        if std::arch::is_x86_feature_detected!("avx512vl") {
+            shuffle12_vl(s, d, n, start, end);
+        } else {
+            shuffle12(s, d, n, start, end);
+        }
+    }
+    end
+}
+
+/// [`shuffle12`] with AVX-512VL's 32 vector registers (see [`unshuffle12_vl`]).
+///
+/// # Safety
+/// As [`shuffle12`], with AVX-512VL available.
+#[target_feature(enable = "avx2,avx512f,avx512vl")]
+unsafe fn shuffle12_vl(src: *const u8, dest: *mut u8, n: usize, start: usize, end: usize) {
+    // SAFETY: the caller's contract is shuffle12_steps'.
+    unsafe { shuffle12_steps(src, dest, n, start, end) }
+}
+
+/// # Safety
+/// As [`shuffle12_steps`].
+#[target_feature(enable = "avx2")]
+unsafe fn shuffle12(src: *const u8, dest: *mut u8, n: usize, start: usize, end: usize) {
+    // SAFETY: the caller's contract is shuffle12_steps'.
+    unsafe { shuffle12_steps(src, dest, n, start, end) }
+}
+
+/// Register `e` gets element `i + e` in its low lane and `i + 16 + e` in its high lane,
+/// 16 bytes each; the network transposes each lane, after which register `j < 12` holds
+/// bytes `i..i + 32` of row `j`.
+///
+/// Inlined into the two callers above, each with its own target features.
+///
+/// # Safety
+/// AVX2 available; `src` readable for `end * 12 + 4` bytes; `dest` writable for `n * 12`
+/// bytes, `end <= n`; `end - start` a multiple of 32.
+#[inline(always)]
+unsafe fn shuffle12_steps(src: *const u8, dest: *mut u8, n: usize, start: usize, end: usize) {
+    let mut i = start;
+    while i < end {
+        // SAFETY: the last load of the step reads bytes up to (i + 31) * 12 + 16, which is
+        // end * 12 + 4 at most; the stores write bytes i..i + 32 of rows 0..12.
+        unsafe {
+            let mut v = [_mm256_setzero_si256(); 16];
+            for (e, x) in v.iter_mut().enumerate() {
+                *x = load_pair(src.add((i + e) * 12), src.add((i + 16 + e) * 12));
+            }
+            for _ in 0..4 {
+                zip(&mut v);
+            }
+            for (j, x) in v.iter().take(12).enumerate() {
+                _mm256_storeu_si256(dest.add(j * n + i).cast(), *x);
+            }
+        }
+        i += 32;
+    }
 }
 
 /// Byte-shuffle controls for [`shuffle_narrow_steps`]: `M[k][j]` picks, from the `k`-th
@@ -878,6 +959,38 @@ unsafe fn unshuffle_tiled_steps(rows: &[&[u8]], dest: *mut u8, start: usize, end
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Both builds of the 12-byte shuffle against the model, on steps that start past 0,
+    /// with the source ending 4 bytes after the last element's 12 as the kernel allows.
+    #[test]
+    fn shuffle12_builds_match_model() {
+        if !std::arch::is_x86_feature_detected!("avx2") {
+            return;
+        }
+        let n = 32 * 5 + 7;
+        let (start, end) = (32, 32 * 5);
+        let src = crate::filters::tests::data(12 * end + 4, 21);
+        let mut want = vec![0xEE; 12 * n];
+        for i in start..end {
+            for j in 0..12 {
+                want[j * n + i] = src[12 * i + j];
+            }
+        }
+        let vl = std::arch::is_x86_feature_detected!("avx512vl");
+        for build in 0..if vl { 2 } else { 1 } {
+            let mut out = vec![0xEE; 12 * n];
+            // SAFETY: AVX2 (and AVX-512VL for build 1) detected; `src` holds end * 12 + 4
+            // bytes, `out` n * 12; end - start is a multiple of 32.
+            unsafe {
+                if build == 0 {
+                    shuffle12(src.as_ptr(), out.as_mut_ptr(), n, start, end);
+                } else {
+                    shuffle12_vl(src.as_ptr(), out.as_mut_ptr(), n, start, end);
+                }
+            }
+            assert!(out == want, "shuffle12 build {build}");
+        }
+    }
 
     /// Both builds of the 12-byte unshuffle (the dispatcher takes only the AVX-512VL one
     /// where it can), against the model, on steps that start past 0 and bytes after the

@@ -7,7 +7,8 @@
  * down). Each output is checked against the other library's, byte for byte. One line each:
  *   kernel ts KiB offset ours_GBps ref_GBps ratio
  * A benchmark, not a test (scripts/bench-kernels.sh). KERNELS_TS / KERNELS_KIB restrict
- * the type sizes / block sizes to a comma-separated list. */
+ * the type sizes / block sizes to a comma-separated list; KERNELS_OFF replaces the
+ * offsets (up to 8, each below 4096). */
 #define _GNU_SOURCE /* RTLD_DEEPBIND, dladdr */
 #include <stdint.h>
 #include <stdio.h>
@@ -60,7 +61,19 @@ int main(int argc, char **argv) {
   if (open_side(argv[1], "ours", names, so, 4, 0) || open_side(argv[2], "ref", names, sr, 4, 0)) return 2;
   const int tss[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 24, 32, 64};
   const int kibs[] = {8, 32, 256};
-  const int offs[] = {0, 16};
+  int offs[8] = {0, 16}, noffs = 2;
+  const char *off_env = getenv("KERNELS_OFF");
+  if (off_env && *off_env) {
+    noffs = 0;
+    for (const char *p = off_env; p && *p && noffs < 8; p = strchr(p, ','), p = p ? p + 1 : p) {
+      int v = atoi(p);
+      if (v < 0 || v >= 4096) {
+        fprintf(stderr, "KERNELS_OFF: %d out of range\n", v);
+        return 2;
+      }
+      offs[noffs++] = v;
+    }
+  }
   const size_t cap = (256u << 10) + 4096;
   unsigned char *a = aligned_alloc(4096, cap), *b = aligned_alloc(4096, cap), *c = aligned_alloc(4096, cap);
   uint32_t x = 2463534242u;
@@ -74,7 +87,7 @@ int main(int argc, char **argv) {
       if (!listed("KERNELS_TS", tss[t])) continue;
       for (size_t z = 0; z < sizeof kibs / sizeof *kibs; z++) {
         if (!listed("KERNELS_KIB", kibs[z])) continue;
-        for (size_t o = 0; o < sizeof offs / sizeof *offs; o++) {
+        for (int o = 0; o < noffs; o++) {
           int32_t ts = tss[t], n = kibs[z] << 10;
           const unsigned char *src = a + offs[o];
           unsigned char *dst = b + offs[o];

@@ -3,7 +3,7 @@
 # c-blosc2, both loaded in one process and alternating (bench/kernels.c): every type size
 # 1-18, 24, 32, 64, blocks of 8, 32 and 256 KiB, page-aligned and 16 bytes off. Prints one
 # line per case (kernel, type size, block, offset, ours and the reference in GB/s, ratio)
-# and the geometric mean per kernel. A benchmark, not a test: it fails only when the two
+# and the geometric mean per kernel (KERNELS_OFF sets the offsets). A benchmark, not a test: it fails only when the two
 # libraries' outputs differ. Arguments go to the program (ROUNDS, MS); KERNELS_TS and
 # KERNELS_KIB restrict the cases. Expects `make build` done.
 set -eu

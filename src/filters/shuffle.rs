@@ -298,13 +298,16 @@ const PEEL_FROM: usize = 16384;
 /// whose kernels store whole vectors of elements. Measured on 32 KiB blocks of 2-byte
 /// items with the destination 16 bytes off: 40 GB/s without, 53 GB/s with.
 ///
-/// Not for the AVX-512 byte kernels: they ran as fast or faster on unaligned
-/// destinations than after a peel to 64 bytes (Zen 5, 32 KiB blocks 16 to 48 bytes off a
-/// line: 0.94-1.36x the reference unpeeled, 0.86-1.16x peeled; 256 KiB blocks within a
-/// few per cent), and an unpeeled block of whole steps takes the shorter whole-block path.
+/// The AVX-512 byte kernels peel to 64 bytes on Intel only. On AMD they ran as fast or
+/// faster on unaligned destinations (Zen 5, 32 KiB blocks 16 to 48 bytes off a line:
+/// 0.94-1.36x the reference unpeeled, 0.86-1.16x peeled; 256 KiB blocks within a few per
+/// cent), and an unpeeled block of whole steps takes the shorter whole-block path. On
+/// Intel a 64-byte store across two lines costs more: 2-byte items (the one size Intel
+/// CPUs unshuffle with AVX-512, see `Isa::for_unshuffle`) 16 or 48 bytes off a line, 32
+/// and 256 KiB, read 0.93x the reference unpeeled and 1.19-1.25x peeled.
 fn unshuffle_peel(isa: Isa, ts: usize, n: usize, dest_addr: usize) -> usize {
     if isa == Isa::Avx512 {
-        return 0;
+        return if super::intel() { peel_to(Some(64), ts, n, dest_addr) } else { 0 };
     }
     peel_to(store_align(isa), ts, n, dest_addr)
 }

@@ -60,7 +60,8 @@ int main(int argc, char **argv) {
   void **sr[4] = {(void **)&ref[0], (void **)&ref[1], (void **)&ref[2], (void **)&ref[3]};
   if (open_side(argv[1], "ours", names, so, 4, 0) || open_side(argv[2], "ref", names, sr, 4, 0)) return 2;
   const int tss[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 24, 32, 64};
-  const int kibs[] = {8, 32, 256};
+  /* 48, 64, 96 and 128 KiB only when KERNELS_KIB lists them. */
+  const int kibs[] = {8, 32, 48, 64, 96, 128, 256};
   int offs[8] = {0, 16}, noffs = 2;
   const char *off_env = getenv("KERNELS_OFF");
   if (off_env && *off_env) {
@@ -86,7 +87,8 @@ int main(int argc, char **argv) {
     for (size_t t = 0; t < sizeof tss / sizeof *tss; t++) {
       if (!listed("KERNELS_TS", tss[t])) continue;
       for (size_t z = 0; z < sizeof kibs / sizeof *kibs; z++) {
-        if (!listed("KERNELS_KIB", kibs[z])) continue;
+        const char *kib_env = getenv("KERNELS_KIB");
+        if (kib_env && *kib_env ? !listed("KERNELS_KIB", kibs[z]) : (kibs[z] != 8 && kibs[z] != 32 && kibs[z] != 256)) continue;
         for (int o = 0; o < noffs; o++) {
           int32_t ts = tss[t], n = kibs[z] << 10;
           const unsigned char *src = a + offs[o];

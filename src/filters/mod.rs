@@ -129,35 +129,66 @@ pub enum Isa {
     Avx2,
     /// x86-64 AVX-512F + AVX-512BW + GFNI: bit shuffle, byte unshuffle and the byte
     /// shuffle of 16-byte items with kernels of their own, the AVX2 byte-shuffle kernels
-    /// for the other type sizes (and, on Intel CPUs, for the unshuffle of 4-, 8- and
-    /// 16-byte items: [`Isa::best_unshuffle`]).
+    /// for the other type sizes (and, on Intel CPUs and AMD Zen 4, for the unshuffle of
+    /// some type sizes: [`Isa::best_unshuffle`]).
     Avx512,
     /// aarch64 Advanced SIMD (part of the architecture's baseline).
     Neon,
 }
 
-/// Whether the CPU is Intel's (CPUID vendor "GenuineIntel"), asked once per process.
+/// The processor families whose 512-bit shuffles cost more than the AVX-512 kernels were
+/// made for (AMD Zen 5, whose 512-bit units are full width), asked once per process.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Cpu {
+    /// CPUID vendor "GenuineIntel": 512-bit byte shuffles issue on one port, 256-bit ones
+    /// on two.
+    Intel,
+    /// "AuthenticAMD" family 19h with AVX-512: Zen 4, which splits every 512-bit
+    /// operation into two 256-bit halves (family 19h without AVX-512 is Zen 3, which
+    /// never reaches the AVX-512 kernels).
+    Zen4,
+    Other,
+}
+
 #[cfg(target_arch = "x86_64")]
-fn intel() -> bool {
+fn cpu() -> Cpu {
     use std::sync::atomic::{AtomicU8, Ordering};
-    // 0 until the first call stores 1 (not Intel) or 2 (Intel).
-    static INTEL: AtomicU8 = AtomicU8::new(0);
-    match INTEL.load(Ordering::Relaxed) {
+    const KINDS: [Cpu; 3] = [Cpu::Intel, Cpu::Zen4, Cpu::Other];
+    // 0 until the first call stores the kind's index plus one.
+    static KIND: AtomicU8 = AtomicU8::new(0);
+    match KIND.load(Ordering::Relaxed) {
         0 => {
             #[allow(unused_unsafe)]
-            // SAFETY: CPUID leaf 0 exists on every x86-64 CPU.
-            let r = unsafe { core::arch::x86_64::__cpuid(0) };
-            let yes = (r.ebx, r.edx, r.ecx) == (0x756e_6547, 0x4965_6e69, 0x6c65_746e);
-            INTEL.store(1 + u8::from(yes), Ordering::Relaxed);
-            yes
+            // SAFETY: CPUID leaves 0 and 1 exist on every x86-64 CPU.
+            let (vendor, signature) = unsafe {
+                let r = core::arch::x86_64::__cpuid(0);
+                ((r.ebx, r.edx, r.ecx), core::arch::x86_64::__cpuid(1).eax)
+            };
+            // The family as CPUID reports it: base family 0Fh plus the extended family.
+            let family = ((signature >> 8) & 0xF) + ((signature >> 20) & 0xFF);
+            let kind = if vendor == (0x756e_6547, 0x4965_6e69, 0x6c65_746e) {
+                Cpu::Intel
+            } else if vendor == (0x6874_7541, 0x6974_6e65, 0x444d_4163) && family == 0x19 {
+                Cpu::Zen4
+            } else {
+                Cpu::Other
+            };
+            let index = KINDS.iter().position(|&k| k == kind).unwrap_or(2);
+            KIND.store(index as u8 + 1, Ordering::Relaxed);
+            kind
         }
-        v => v == 2,
+        v => KINDS[usize::from(v - 1).min(2)],
     }
 }
 
 #[cfg(not(target_arch = "x86_64"))]
+fn cpu() -> Cpu {
+    Cpu::Other
+}
+
+/// Whether the CPU is Intel's.
 fn intel() -> bool {
-    false
+    cpu() == Cpu::Intel
 }
 
 impl Isa {
@@ -185,9 +216,12 @@ impl Isa {
     /// AVX-512 for type sizes 4, 8 and 16 on Intel CPUs, which issue 512-bit byte
     /// shuffles on one port and 256-bit ones on two (Emerald Rapids, exported
     /// `blosc2_unshuffle` of 8 KiB: 0.79-0.94x the reference with the AVX-512 kernels,
-    /// 0.98-1.08x with AVX2; 32 KiB of 8-byte items 1.18-1.24x against 1.28-1.66x). The
+    /// 0.98-1.08x with AVX2; 32 KiB of 8-byte items 1.18-1.24x against 1.28-1.66x), and
+    /// for 2, 4 and 8 on AMD Zen 4, which runs a 512-bit operation as two 256-bit ones
+    /// (8 KiB: 0.73-0.89x with AVX-512, 0.95-1.01x with AVX2; 16-byte items, whose
+    /// AVX-512 kernel needs half the shuffles, 1.04-1.73x against 0.98-1.12x). The
     /// AVX-512 kernels were made on AMD Zen 5, whose 512-bit units are full width, and
-    /// stay there and for 2-byte items (1.29-1.36x against 1.00-1.14x here at 8 KiB).
+    /// stay there and for 2-byte items on Intel (1.29-1.36x against 1.00-1.14x at 8 KiB).
     #[inline]
     pub fn best_unshuffle(typesize: usize) -> Isa {
         Self::best().for_unshuffle(typesize)
@@ -198,7 +232,12 @@ impl Isa {
     /// step of the bit unshuffle, which would otherwise take the AVX-512 kernels there.
     #[inline]
     pub fn for_unshuffle(self, typesize: usize) -> Isa {
-        if self == Isa::Avx512 && matches!(typesize, 4 | 8 | 16) && intel() {
+        let narrower = match cpu() {
+            Cpu::Intel => matches!(typesize, 4 | 8 | 16),
+            Cpu::Zen4 => matches!(typesize, 2 | 4 | 8),
+            Cpu::Other => false,
+        };
+        if self == Isa::Avx512 && narrower {
             Isa::Avx2
         } else {
             self

@@ -405,6 +405,8 @@ fn simd_unshuffle_block(isa: Isa, typesize: usize, n: usize, src: &[u8], dest: &
     #[cfg(target_arch = "x86_64")]
     {
         match isa {
+            // The tiled kernel of type sizes above 16 is AVX2's at both levels.
+            Isa::Avx512 if typesize > 16 => super::shuffle_avx2::unshuffle_block(typesize, n, src, dest),
             Isa::Avx512 => super::shuffle_avx512::unshuffle_block(typesize, n, src, dest),
             Isa::Avx2 => super::shuffle_avx2::unshuffle_block(typesize, n, src, dest),
             Isa::Sse2 | Isa::Scalar | Isa::Neon => false,

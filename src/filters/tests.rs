@@ -503,7 +503,9 @@ fn trunc_prec_semantics() {
 /// without those paths, must give the model's bytes.
 #[test]
 fn kernels_match_model_at_every_destination_alignment() {
-    for &(ts, n) in &[(2, 8192), (4, 4096), (8, 2048), (16, 1024), (16, 4096), (32, 2048), (24, 96), (2, 100), (8, 512)] {
+    for &(ts, n) in &[(2, 8192), (4, 4096), (8, 2048), (16, 1024), (16, 4096), (32, 2048), (24, 96), (2, 100), (8, 512),
+        // The tiled unshuffle by columns (rows 2 KiB apart) and with an overlapping last step.
+        (64, 2048), (40, 4096), (17, 481)] {
         let len = ts * n + 3;
         let src = data(len, (ts * 7 + n) as u64);
         let want = naive_shuffle(ts, &src);
@@ -525,7 +527,13 @@ fn unshuffle_level_is_one_the_cpu_has() {
     for ts in [1, 2, 3, 4, 8, 12, 16, 32] {
         assert!(Isa::best_unshuffle(ts).is_available(), "type size {ts}");
     }
-    // Only the type sizes with a choice of kernel move off the best level.
-    assert_eq!(Isa::best_unshuffle(2), Isa::best());
-    assert_eq!(Isa::best_unshuffle(32), Isa::best());
+    // Only the type sizes with a choice of kernel move off the best level, and only from
+    // AVX-512 to AVX2.
+    for ts in [1, 3, 12, 32, 64] {
+        assert_eq!(Isa::best_unshuffle(ts), Isa::best(), "type size {ts}");
+    }
+    for ts in [2, 4, 8, 16] {
+        let isa = Isa::best_unshuffle(ts);
+        assert!(isa == Isa::best() || (Isa::best() == Isa::Avx512 && isa == Isa::Avx2), "type size {ts}");
+    }
 }

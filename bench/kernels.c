@@ -86,15 +86,25 @@ int main(int argc, char **argv) {
   for (int k = 0; k < 4; k++)
     for (size_t t = 0; t < sizeof tss / sizeof *tss; t++) {
       if (!listed("KERNELS_TS", tss[t])) continue;
-      for (size_t z = 0; z < sizeof kibs / sizeof *kibs; z++) {
+      /* KERNELS_BYTES: one block size in bytes (a chunk's odd size) instead of the list. */
+      const char *bytes_env = getenv("KERNELS_BYTES");
+      int one = bytes_env && *bytes_env ? atoi(bytes_env) : 0;
+      if (one < 0 || (size_t)one > (256u << 10)) {
+        fprintf(stderr, "KERNELS_BYTES: %d out of range\n", one);
+        return 2;
+      }
+      for (size_t z = 0; z < (one ? 1 : sizeof kibs / sizeof *kibs); z++) {
         const char *kib_env = getenv("KERNELS_KIB");
-        if (kib_env && *kib_env ? !listed("KERNELS_KIB", kibs[z]) : (kibs[z] != 8 && kibs[z] != 32 && kibs[z] != 256)) continue;
+        if (!one && (kib_env && *kib_env ? !listed("KERNELS_KIB", kibs[z]) : (kibs[z] != 8 && kibs[z] != 32 && kibs[z] != 256))) continue;
+        char size[24];
+        if (one) snprintf(size, sizeof size, "%dB", one);
+        else snprintf(size, sizeof size, "%dKiB", kibs[z]);
         for (int o = 0; o < noffs; o++) {
-          int32_t ts = tss[t], n = kibs[z] << 10;
+          int32_t ts = tss[t], n = one ? one : kibs[z] << 10;
           const unsigned char *src = a + offs[o];
           unsigned char *dst = b + offs[o];
           if (ours[k](ts, n, src, dst) < 0 || ref[k](ts, n, src, c) < 0 || memcmp(dst, c, (size_t)n) != 0) {
-            printf("%s ts%d %dKiB +%d MISMATCH\n", names[k] + 7, ts, kibs[z], offs[o]);
+            printf("%s ts%d %s +%d MISMATCH\n", names[k] + 7, ts, size, offs[o]);
             bad = 1;
             continue;
           }
@@ -115,7 +125,7 @@ int main(int argc, char **argv) {
             if (tr < br) br = tr;
           }
           double go = (double)n * calls / bo / 1e9, gr = (double)n * calls / br / 1e9;
-          printf("%s ts%d %dKiB +%d %.2f %.2f %.3f%s\n", names[k] + 7, ts, kibs[z], offs[o], go, gr, go / gr,
+          printf("%s ts%d %s +%d %.2f %.2f %.3f%s\n", names[k] + 7, ts, size, offs[o], go, gr, go / gr,
                  go / gr < 0.95 ? "  <0.95" : "");
           fflush(stdout);
         }

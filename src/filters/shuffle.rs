@@ -55,8 +55,8 @@ pub(crate) fn unshuffle_with(isa: Isa, typesize: usize, src: &[u8], dest: &mut [
     }
     let n = src.len() / typesize;
     let body = n * typesize;
-    let whole = unshuffle_peel(isa, typesize, n, dest.as_ptr() as usize) == 0
-        && simd_unshuffle_block(isa, typesize, n, src, dest);
+    let peel = unshuffle_peel(isa, typesize, n, dest.as_ptr() as usize);
+    let whole = simd_unshuffle_block(isa, typesize, n, peel, src, dest);
     if !whole {
         unshuffle_by_rows(isa, typesize, n, src, &mut dest[..body]);
     }
@@ -401,22 +401,43 @@ fn simd_shuffle_block(isa: Isa, typesize: usize, n: usize, src: &[u8], dest: &mu
 /// block, when its shape allows (see `shuffle_avx512::unshuffle_block`); false when
 /// nothing was done.
 #[inline]
-fn simd_unshuffle_block(isa: Isa, typesize: usize, n: usize, src: &[u8], dest: &mut [u8]) -> bool {
+fn simd_unshuffle_block(isa: Isa, typesize: usize, n: usize, peel: usize, src: &[u8], dest: &mut [u8]) -> bool {
     #[cfg(target_arch = "x86_64")]
     {
         match isa {
-            // The tiled kernel of type sizes above 16 is AVX2's at both levels.
-            Isa::Avx512 if typesize > 16 => super::shuffle_avx2::unshuffle_block(typesize, n, src, dest),
-            Isa::Avx512 => super::shuffle_avx512::unshuffle_block(typesize, n, src, dest),
-            Isa::Avx2 => super::shuffle_avx2::unshuffle_block(typesize, n, src, dest),
+            // The tiled kernel of type sizes above 16 is AVX2's at both levels (and has
+            // no peel).
+            Isa::Avx512 if typesize > 16 => super::shuffle_avx2::unshuffle_block(typesize, n, 0, src, dest),
+            Isa::Avx512 => super::shuffle_avx512::unshuffle_block(typesize, n, peel, src, dest),
+            Isa::Avx2 => super::shuffle_avx2::unshuffle_block(typesize, n, peel, src, dest),
             Isa::Sse2 | Isa::Scalar | Isa::Neon => false,
         }
     }
     #[cfg(not(target_arch = "x86_64"))]
     {
-        let _ = (isa, typesize, n, src, dest);
+        let _ = (isa, typesize, n, peel, src, dest);
         false
     }
+}
+
+/// The element spans a whole-block kernel of `step` elements per step runs over to cover
+/// all `n` elements with its stores aligned from element `peel` on: the aligned run of
+/// whole steps, then one step over the first elements if there was a peel and one over
+/// the last if the run stops short of `n`, both rewriting some of the run's elements
+/// with the same bytes. Empty spans are `(0, 0)`. `None` when `n` is below `peel + step`.
+///
+/// Taking a block this way rather than through the row slices of the general path saves
+/// that path's setup (about 400 instructions per call), which cost the 18 KiB rainfall
+/// chunk's 4-byte items 0.87-0.92x the reference on AMD Zen 4.
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))] // Used by the x86 kernels.
+pub(super) fn block_spans(n: usize, peel: usize, step: usize) -> Option<[(usize, usize); 3]> {
+    if n < peel + step {
+        return None;
+    }
+    let run_end = peel + (n - peel) / step * step;
+    let head = if peel > 0 { (0, step) } else { (0, 0) };
+    let tail = if run_end < n { (n - step, n) } else { (0, 0) };
+    Some([(peel, run_end), head, tail])
 }
 
 #[inline]

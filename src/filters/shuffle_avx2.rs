@@ -490,25 +490,30 @@ unsafe fn unshuffle12_steps(src: [*const u8; 12], dest: *mut u8, start: usize, e
 }
 
 /// [`super::shuffle_avx512::unshuffle_block`] with these kernels: a whole contiguous
-/// block of `n` elements, `n` a multiple of 32, type sizes 2, 4, 8 and 16; false (nothing
-/// done) otherwise or without AVX2.
-pub(crate) fn unshuffle_block(ts: usize, n: usize, src: &[u8], dest: &mut [u8]) -> bool {
+/// block of `n >= peel + 32` elements, type sizes 2, 4, 8 and 16 (and the tiled kernel's
+/// above 16, without a peel); false (nothing done) otherwise or without AVX2.
+pub(crate) fn unshuffle_block(ts: usize, n: usize, peel: usize, src: &[u8], dest: &mut [u8]) -> bool {
     if ts > 16 {
         return unshuffle_tiled_block(ts, n, src, dest);
     }
-    if n == 0 || n % 32 != 0 || !matches!(ts, 2 | 4 | 8 | 16) || !std::arch::is_x86_feature_detected!("avx2") {
+    if !matches!(ts, 2 | 4 | 8 | 16) || !std::arch::is_x86_feature_detected!("avx2") {
         return false;
     }
+    let Some(spans) = super::shuffle::block_spans(n, peel, 32) else {
+        return false;
+    };
     assert!(src.len() >= n * ts && dest.len() >= n * ts);
     let (s, d) = (src.as_ptr(), dest.as_mut_ptr());
-    // SAFETY: AVX2 was detected above; `src` holds the `ts` rows of `n` bytes and `dest`
-    // `n * ts` bytes (asserted), `n` is a multiple of 32.
-    unsafe {
-        match ts {
-            2 => unshuffle_pow2::<2, 1>(strided_ptrs(s, n), d, 0, n),
-            4 => unshuffle_pow2::<4, 2>(strided_ptrs(s, n), d, 0, n),
-            8 => unshuffle_pow2::<8, 3>(strided_ptrs(s, n), d, 0, n),
-            _ => unshuffle_pow2::<16, 4>(strided_ptrs(s, n), d, 0, n),
+    for (a, b) in spans.into_iter().filter(|(a, b)| a < b) {
+        // SAFETY: AVX2 was detected above; `src` holds the `ts` rows of `n` bytes and
+        // `dest` `n * ts` bytes (asserted); each span is whole steps of 32 below `n`.
+        unsafe {
+            match ts {
+                2 => unshuffle_pow2::<2, 1>(strided_ptrs(s, n), d, a, b),
+                4 => unshuffle_pow2::<4, 2>(strided_ptrs(s, n), d, a, b),
+                8 => unshuffle_pow2::<8, 3>(strided_ptrs(s, n), d, a, b),
+                _ => unshuffle_pow2::<16, 4>(strided_ptrs(s, n), d, a, b),
+            }
         }
     }
     true
@@ -516,7 +521,8 @@ pub(crate) fn unshuffle_block(ts: usize, n: usize, src: &[u8], dest: &mut [u8]) 
 
 /// [`unshuffle_block`] of type sizes above 16: the tiled kernel over the whole steps of
 /// 32 elements, then one more step over the last 32 elements (rewriting some with the same
-/// bytes), so a block of at least 32 elements needs no scalar tail. The general path's 64
+/// bytes, see `shuffle::block_spans`), so a block of at least 32 elements needs no scalar
+/// tail. The general path's 64
 /// row slices for 64-byte items, built and checked twice, cost a tenth of an 8 KiB block
 /// (0.87-0.91x the reference on AMD Zen 4 through it). False (nothing done) for fewer
 /// than 32 elements or without AVX2.
@@ -526,14 +532,13 @@ fn unshuffle_tiled_block(ts: usize, n: usize, src: &[u8], dest: &mut [u8]) -> bo
     }
     assert!(ts > 16 && src.len() >= n * ts && dest.len() >= n * ts);
     let (s, d) = (src.as_ptr(), dest.as_mut_ptr());
-    let body = n / 32 * 32;
-    // SAFETY: AVX2 was detected; `src` holds the `ts` rows of `n` bytes and `dest` the `n`
-    // elements (asserted); both spans are whole steps of 32 elements below `n`.
-    unsafe {
-        unshuffle_tiled_any(RowPtrs::Strided(s, n), ts, n, d, 0, body);
-        if body < n {
-            unshuffle_tiled_any(RowPtrs::Strided(s, n), ts, n, d, n - 32, n);
-        }
+    let Some(spans) = super::shuffle::block_spans(n, 0, 32) else {
+        return false;
+    };
+    for (a, b) in spans.into_iter().filter(|(a, b)| a < b) {
+        // SAFETY: AVX2 was detected; `src` holds the `ts` rows of `n` bytes and `dest` the
+        // `n` elements (asserted); each span is whole steps of 32 elements below `n`.
+        unsafe { unshuffle_tiled_any(RowPtrs::Strided(s, n), ts, n, d, a, b) };
     }
     true
 }

@@ -50,27 +50,34 @@ pub(crate) fn unshuffle(rows: &[&[u8]], n: usize, dest: &mut [u8], start: usize)
 }
 
 /// Unshuffles a whole contiguous block of `n` elements (row `j` at `src[j * n..]`) when
-/// the type size is 2, 4, 8 or 16 and `n` a multiple of 64, returning false (having done
-/// nothing) otherwise or when the CPU lacks AVX-512BW.
+/// the type size is 2, 4, 8 or 16 and `n` at least `peel + 64`, with the stores aligned
+/// from element `peel` on (see `shuffle::block_spans` for the first and last elements),
+/// returning false (having done nothing) otherwise or when the CPU lacks AVX-512BW.
 ///
 /// The general entry point builds row slices, checks them and splits the work into head,
 /// aligned run and tail: about 400 instructions per call (callgrind), more than half of
 /// what this kernel takes on an 8 KiB block of 2-byte items. This path checks two
 /// lengths instead.
-pub(crate) fn unshuffle_block(ts: usize, n: usize, src: &[u8], dest: &mut [u8]) -> bool {
-    if n == 0 || n % 64 != 0 || !matches!(ts, 2 | 4 | 8 | 16) || !detected() {
+pub(crate) fn unshuffle_block(ts: usize, n: usize, peel: usize, src: &[u8], dest: &mut [u8]) -> bool {
+    if !matches!(ts, 2 | 4 | 8 | 16) || !detected() {
         return false;
     }
+    let Some(spans) = super::shuffle::block_spans(n, peel, 64) else {
+        return false;
+    };
     assert!(src.len() >= n * ts && dest.len() >= n * ts);
     let (s, d) = (src.as_ptr(), dest.as_mut_ptr());
-    // SAFETY: AVX-512F/BW were detected above; `src` holds the `ts` rows of `n` bytes
-    // and `dest` `n * ts` bytes (asserted), `n` is a multiple of 64.
-    unsafe {
-        match ts {
-            2 => unshuffle_pow2::<2, 1>(strided_ptrs(s, n), d, 0, n),
-            4 => unshuffle_pow2::<4, 2>(strided_ptrs(s, n), d, 0, n),
-            8 => unshuffle_pow2::<8, 3>(strided_ptrs(s, n), d, 0, n),
-            _ => unshuffle_pow2::<16, 4>(strided_ptrs(s, n), d, 0, n),
+    for (a, b) in spans.into_iter().filter(|(a, b)| a < b) {
+        // SAFETY: AVX-512F/BW were detected above; `src` holds the `ts` rows of `n`
+        // bytes and `dest` `n * ts` bytes (asserted); each span is whole steps of 64
+        // below `n`.
+        unsafe {
+            match ts {
+                2 => unshuffle_pow2::<2, 1>(strided_ptrs(s, n), d, a, b),
+                4 => unshuffle_pow2::<4, 2>(strided_ptrs(s, n), d, a, b),
+                8 => unshuffle_pow2::<8, 3>(strided_ptrs(s, n), d, a, b),
+                _ => unshuffle_pow2::<16, 4>(strided_ptrs(s, n), d, a, b),
+            }
         }
     }
     true

@@ -522,19 +522,18 @@ pub(crate) fn unshuffle_block(ts: usize, n: usize, peel: usize, src: &[u8], dest
 /// [`unshuffle_block`] of type sizes above 16: the tiled kernel over the whole steps of
 /// 32 elements, then one more step over the last 32 elements (rewriting some with the same
 /// bytes, see `shuffle::block_spans`), so a block of at least 32 elements needs no scalar
-/// tail. The general path's 64
-/// row slices for 64-byte items, built and checked twice, cost a tenth of an 8 KiB block
-/// (0.87-0.91x the reference on AMD Zen 4 through it). False (nothing done) for fewer
-/// than 32 elements or without AVX2.
+/// tail. The general path's 64 row slices for 64-byte items, built and checked twice,
+/// cost a tenth of an 8 KiB block (0.87-0.91x the reference on AMD Zen 4 through it).
+/// False (nothing done) for fewer than 32 elements or without AVX2.
 fn unshuffle_tiled_block(ts: usize, n: usize, src: &[u8], dest: &mut [u8]) -> bool {
-    if n < 32 || !std::arch::is_x86_feature_detected!("avx2") {
+    if !std::arch::is_x86_feature_detected!("avx2") {
         return false;
     }
-    assert!(ts > 16 && src.len() >= n * ts && dest.len() >= n * ts);
-    let (s, d) = (src.as_ptr(), dest.as_mut_ptr());
     let Some(spans) = super::shuffle::block_spans(n, 0, 32) else {
         return false;
     };
+    assert!(ts > 16 && src.len() >= n * ts && dest.len() >= n * ts);
+    let (s, d) = (src.as_ptr(), dest.as_mut_ptr());
     for (a, b) in spans.into_iter().filter(|(a, b)| a < b) {
         // SAFETY: AVX2 was detected; `src` holds the `ts` rows of `n` bytes and `dest` the
         // `n` elements (asserted); each span is whole steps of 32 elements below `n`.

@@ -130,7 +130,7 @@ fn backward(isa: Isa, ts: usize, m: usize, src: &[u8], dest: &mut [u8]) {
             for (j, row) in rows.chunks_exact_mut(tl).enumerate() {
                 untranspose_row(isa, src, 8 * j * stride + t0 / 8, stride, row);
             }
-            let bytes = isa.for_unshuffle(ts);
+            let bytes = isa.unshuffle_isa(ts);
             super::shuffle::unshuffle_with(bytes, ts, rows, &mut dest[t0 * ts..(t0 + tl) * ts]);
             t0 += tl;
         }

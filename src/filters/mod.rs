@@ -150,35 +150,59 @@ enum Cpu {
     Other,
 }
 
+/// [`cpu`]'s answer, 0 until the first call stores it (see [`Cpu::code`]).
 #[cfg(target_arch = "x86_64")]
-fn cpu() -> Cpu {
-    use std::sync::atomic::{AtomicU8, Ordering};
-    const KINDS: [Cpu; 3] = [Cpu::Intel, Cpu::Zen4, Cpu::Other];
-    // 0 until the first call stores the kind's index plus one.
-    static KIND: AtomicU8 = AtomicU8::new(0);
-    match KIND.load(Ordering::Relaxed) {
-        0 => {
-            #[allow(unused_unsafe)]
-            // SAFETY: CPUID leaves 0 and 1 exist on every x86-64 CPU.
-            let (vendor, signature) = unsafe {
-                let r = core::arch::x86_64::__cpuid(0);
-                ((r.ebx, r.edx, r.ecx), core::arch::x86_64::__cpuid(1).eax)
-            };
-            // The family as CPUID reports it: base family 0Fh plus the extended family.
-            let family = ((signature >> 8) & 0xF) + ((signature >> 20) & 0xFF);
-            let kind = if vendor == (0x756e_6547, 0x4965_6e69, 0x6c65_746e) {
-                Cpu::Intel
-            } else if vendor == (0x6874_7541, 0x6974_6e65, 0x444d_4163) && family == 0x19 {
-                Cpu::Zen4
-            } else {
-                Cpu::Other
-            };
-            let index = KINDS.iter().position(|&k| k == kind).unwrap_or(2);
-            KIND.store(index as u8 + 1, Ordering::Relaxed);
-            kind
+static KIND: std::sync::atomic::AtomicU8 = std::sync::atomic::AtomicU8::new(0);
+
+#[cfg(target_arch = "x86_64")]
+impl Cpu {
+    /// The nonzero code [`KIND`] keeps for each kind.
+    const fn code(self) -> u8 {
+        match self {
+            Cpu::Intel => 1,
+            Cpu::Zen4 => 2,
+            Cpu::Other => 3,
         }
-        v => KINDS[usize::from(v - 1).min(2)],
     }
+}
+
+/// The kind of CPU, asked once: one load of [`KIND`] after the first call (always inlined,
+/// the first call's CPUID kept out of line, so that the kernels' dispatch on small blocks
+/// costs no call).
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn cpu() -> Cpu {
+    use std::sync::atomic::Ordering;
+    match KIND.load(Ordering::Relaxed) {
+        1 => Cpu::Intel,
+        2 => Cpu::Zen4,
+        3 => Cpu::Other,
+        _ => cpu_asked(),
+    }
+}
+
+/// [`cpu`]'s first call: asks CPUID and stores the answer in [`KIND`].
+#[cfg(target_arch = "x86_64")]
+#[cold]
+#[inline(never)]
+fn cpu_asked() -> Cpu {
+    #[allow(unused_unsafe)]
+    // SAFETY: CPUID leaves 0 and 1 exist on every x86-64 CPU.
+    let (vendor, signature) = unsafe {
+        let r = core::arch::x86_64::__cpuid(0);
+        ((r.ebx, r.edx, r.ecx), core::arch::x86_64::__cpuid(1).eax)
+    };
+    // The family as CPUID reports it: base family 0Fh plus the extended family.
+    let family = ((signature >> 8) & 0xF) + ((signature >> 20) & 0xFF);
+    let kind = if vendor == (0x756e_6547, 0x4965_6e69, 0x6c65_746e) {
+        Cpu::Intel
+    } else if vendor == (0x6874_7541, 0x6974_6e65, 0x444d_4163) && family == 0x19 {
+        Cpu::Zen4
+    } else {
+        Cpu::Other
+    };
+    KIND.store(kind.code(), std::sync::atomic::Ordering::Relaxed);
+    kind
 }
 
 #[cfg(not(target_arch = "x86_64"))]
@@ -186,30 +210,74 @@ fn cpu() -> Cpu {
     Cpu::Other
 }
 
+/// Whether the CPU has AVX2, from [`Isa::level`]'s cache: `is_x86_feature_detected!`
+/// reads the standard library's cache through the GOT (see [`Isa::level`]), an extra
+/// dependent load before each kernel of a small block.
+#[cfg(target_arch = "x86_64")]
+#[inline]
+pub(crate) fn avx2_detected() -> bool {
+    matches!(Isa::level(), Isa::Avx2 | Isa::Avx512)
+}
+
+/// Whether the CPU has everything the AVX-512 kernels use, from the same cache.
+#[cfg(target_arch = "x86_64")]
+#[inline]
+pub(crate) fn avx512_detected() -> bool {
+    Isa::level() == Isa::Avx512
+}
+
 /// Whether the CPU is Intel's.
 fn intel() -> bool {
     cpu() == Cpu::Intel
 }
 
+/// [`Isa::level`]'s answer, 0 until its first call stores a nonzero code.
+static BEST: std::sync::atomic::AtomicU8 = std::sync::atomic::AtomicU8::new(0);
+
 impl Isa {
-    /// The fastest level the running CPU supports, worked out once per process: asked
-    /// of `is_x86_feature_detected!` every time it took four cached loads and as many
-    /// tests, a tenth of what the exported `blosc2_unshuffle` spent outside its kernel.
-    #[inline]
+    /// The fastest level the running CPU supports, worked out once per process (see
+    /// [`Isa::level`], which the library's own calls use).
     pub fn best() -> Isa {
-        use std::sync::atomic::{AtomicU8, Ordering};
-        // 0 until the first call stores the level's index plus one.
-        static BEST: AtomicU8 = AtomicU8::new(0);
-        const LEVELS: [Isa; 5] = [Isa::Scalar, Isa::Sse2, Isa::Avx2, Isa::Avx512, Isa::Neon];
+        Self::level()
+    }
+
+    /// [`Isa::best`], cached: asked of `is_x86_feature_detected!` every time it took four
+    /// cached loads and as many tests, a tenth of what the exported `blosc2_unshuffle`
+    /// spent outside its kernel.
+    ///
+    /// Crate-private, and behind a public function that is not `#[inline]`, so that its
+    /// cache stays private too. The library is also built as an rlib, and a static that a
+    /// public inline function touches is then reachable from other crates: the shared
+    /// library reaches such statics through the GOT, one more load at the head of a chain
+    /// of dependent loads before every kernel (a fifth of the time of the exported
+    /// `blosc2_unshuffle` of 64 bytes on AMD Zen 4).
+    #[inline(always)]
+    pub(crate) fn level() -> Isa {
+        use std::sync::atomic::Ordering;
         match BEST.load(Ordering::Relaxed) {
-            0 => {
-                let isa = Self::detect();
-                let index = LEVELS.iter().position(|&l| l == isa).unwrap_or(0);
-                BEST.store(index as u8 + 1, Ordering::Relaxed);
-                isa
-            }
-            v => LEVELS[usize::from(v - 1).min(LEVELS.len() - 1)],
+            1 => Isa::Scalar,
+            2 => Isa::Sse2,
+            3 => Isa::Avx2,
+            4 => Isa::Avx512,
+            5 => Isa::Neon,
+            _ => Self::level_asked(),
         }
+    }
+
+    /// [`Isa::level`]'s first call, kept out of line: detects and stores the level.
+    #[cold]
+    #[inline(never)]
+    fn level_asked() -> Isa {
+        let isa = Self::detect();
+        let code = match isa {
+            Isa::Scalar => 1,
+            Isa::Sse2 => 2,
+            Isa::Avx2 => 3,
+            Isa::Avx512 => 4,
+            Isa::Neon => 5,
+        };
+        BEST.store(code, std::sync::atomic::Ordering::Relaxed);
+        isa
     }
 
     /// [`Isa::best`] for the byte unshuffle of `typesize`-byte items: AVX2 rather than
@@ -222,22 +290,35 @@ impl Isa {
     /// AVX-512 kernel needs half the shuffles, 1.04-1.73x against 0.98-1.12x). The
     /// AVX-512 kernels were made on AMD Zen 5, whose 512-bit units are full width, and
     /// stay there and for 2-byte items on Intel (1.29-1.36x against 1.00-1.14x at 8 KiB).
-    #[inline]
     pub fn best_unshuffle(typesize: usize) -> Isa {
-        Self::best().for_unshuffle(typesize)
+        Self::unshuffle_level(typesize)
+    }
+
+    /// [`Isa::best_unshuffle`] for the library's own calls (see [`Isa::level`]).
+    #[inline(always)]
+    pub(crate) fn unshuffle_level(typesize: usize) -> Isa {
+        Self::level().unshuffle_isa(typesize)
     }
 
     /// The level whose byte-unshuffle kernels to run for `typesize`-byte items when
     /// `self` is the level available (see [`Isa::best_unshuffle`]); also for the byte
     /// step of the bit unshuffle, which would otherwise take the AVX-512 kernels there.
-    #[inline]
     pub fn for_unshuffle(self, typesize: usize) -> Isa {
+        self.unshuffle_isa(typesize)
+    }
+
+    /// [`Isa::for_unshuffle`] for the library's own calls (see [`Isa::level`]).
+    #[inline(always)]
+    pub(crate) fn unshuffle_isa(self, typesize: usize) -> Isa {
+        if self != Isa::Avx512 {
+            return self;
+        }
         let narrower = match cpu() {
             Cpu::Intel => matches!(typesize, 4 | 8 | 16),
             Cpu::Zen4 => matches!(typesize, 2 | 4 | 8),
             Cpu::Other => false,
         };
-        if self == Isa::Avx512 && narrower {
+        if narrower {
             Isa::Avx2
         } else {
             self
@@ -304,7 +385,7 @@ impl Isa {
 /// If `src.len() != dest.len()`: the pipeline always passes two buffers of `blocksize`
 /// bytes, so anything else is a caller bug.
 pub fn shuffle(typesize: usize, src: &[u8], dest: &mut [u8]) {
-    shuffle::shuffle_with(Isa::best(), typesize, src, dest);
+    shuffle::shuffle_with(Isa::level(), typesize, src, dest);
 }
 
 /// Inverse of [`shuffle`]; same conventions.
@@ -312,7 +393,10 @@ pub fn shuffle(typesize: usize, src: &[u8], dest: &mut [u8]) {
 /// # Panics
 /// If `src.len() != dest.len()`.
 pub fn unshuffle(typesize: usize, src: &[u8], dest: &mut [u8]) {
-    shuffle::unshuffle_with(Isa::best_unshuffle(typesize), typesize, src, dest);
+    let isa = Isa::unshuffle_level(typesize);
+    if !shuffle::unshuffle_small(isa, typesize, src, dest) {
+        shuffle::unshuffle_with(isa, typesize, src, dest);
+    }
 }
 
 /// [`unshuffle`] from rows that need not be adjacent: byte `j` of element `i` is
@@ -322,7 +406,7 @@ pub fn unshuffle(typesize: usize, src: &[u8], dest: &mut [u8]) {
 /// # Panics
 /// When those lengths do not hold.
 pub fn unshuffle_rows(rows: &[&[u8]], n: usize, dest: &mut [u8]) {
-    shuffle::unshuffle_rows_with(Isa::best_unshuffle(rows.len()), rows, n, dest);
+    shuffle::unshuffle_rows_with(Isa::unshuffle_level(rows.len()), rows, n, dest);
 }
 
 /// [`unshuffle_rows`] for elements of `typesize` bytes whose bytes `rows.len()..typesize`
@@ -332,7 +416,7 @@ pub fn unshuffle_rows(rows: &[&[u8]], n: usize, dest: &mut [u8]) {
 /// # Panics
 /// When those bounds or the lengths of [`unshuffle_rows`] do not hold.
 pub fn unshuffle_zero_high(rows: &[&[u8]], typesize: usize, n: usize, dest: &mut [u8]) {
-    shuffle::unshuffle_zero_high_with(Isa::best(), rows, typesize, n, dest);
+    shuffle::unshuffle_zero_high_with(Isa::level(), rows, typesize, n, dest);
 }
 
 /// Bit-shuffles `src` into `dest` (see the module docs for the layout).
@@ -344,7 +428,7 @@ pub fn unshuffle_zero_high(rows: &[&[u8]], typesize: usize, n: usize, dest: &mut
 /// # Errors
 /// [`FilterError::ZeroTypesize`] or [`FilterError::LengthMismatch`].
 pub fn bitshuffle(typesize: usize, src: &[u8], dest: &mut [u8]) -> Result<(), FilterError> {
-    bitshuffle::bitshuffle_with(Isa::best(), typesize, src, dest)
+    bitshuffle::bitshuffle_with(Isa::level(), typesize, src, dest)
 }
 
 /// Inverse of [`bitshuffle`].
@@ -366,7 +450,7 @@ pub fn bitunshuffle(
     dest: &mut [u8],
     format_version: u8,
 ) -> Result<(), FilterError> {
-    bitshuffle::bitunshuffle_with(Isa::best(), typesize, src, dest, format_version)
+    bitshuffle::bitunshuffle_with(Isa::level(), typesize, src, dest, format_version)
 }
 
 /// Kernel-level entry points, one per instruction-set level, for tests and benchmarks.

@@ -43,6 +43,48 @@ pub(crate) fn shuffle_with(isa: Isa, typesize: usize, src: &[u8], dest: &mut [u8
     }
 }
 
+/// [`unshuffle_with`] for the commonest blocks, or false (nothing done): 2-, 4-, 8- or
+/// 16-byte items, a whole number of them, fewer bytes than the peel threshold (so no
+/// peel), at least one step of the level's kernel. Inlined into the caller down to the
+/// kernel: through the general path's layers (the division, the peel, the jump on the
+/// level, three calls), the exported `blosc2_unshuffle` of 64 bytes took 14 ns against the
+/// reference's 5, and of 8 KiB 0.90x its speed (AMD Zen 4).
+#[inline(always)]
+pub(crate) fn unshuffle_small(isa: Isa, typesize: usize, src: &[u8], dest: &mut [u8]) -> bool {
+    let len = src.len();
+    if len >= PEEL_FROM || len != dest.len() {
+        return false;
+    }
+    #[cfg(target_arch = "x86_64")]
+    {
+        if typesize > 16 && matches!(isa, Isa::Avx2 | Isa::Avx512) {
+            // The tiled kernel (both levels run AVX2's), then the bytes past the last
+            // whole element.
+            let n = len / typesize;
+            let body = n * typesize;
+            if !super::shuffle_avx2::unshuffle_tiled_block(typesize, n, src, dest) {
+                return false;
+            }
+            dest[body..].copy_from_slice(&src[body..]);
+            return true;
+        }
+        if !matches!(typesize, 2 | 4 | 8 | 16) || len & (typesize - 1) != 0 {
+            return false;
+        }
+        let n = len >> typesize.trailing_zeros();
+        match isa {
+            Isa::Avx512 => super::shuffle_avx512::unshuffle_block(typesize, n, 0, src, dest),
+            Isa::Avx2 => super::shuffle_avx2::unshuffle_pow2_whole(typesize, n, 0, src, dest),
+            Isa::Sse2 | Isa::Scalar | Isa::Neon => false,
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = (isa, typesize, src, dest);
+        false
+    }
+}
+
 pub(crate) fn unshuffle_with(isa: Isa, typesize: usize, src: &[u8], dest: &mut [u8]) {
     assert_eq!(
         src.len(),
@@ -53,7 +95,8 @@ pub(crate) fn unshuffle_with(isa: Isa, typesize: usize, src: &[u8], dest: &mut [
         copy_bytes(dest, src);
         return;
     }
-    let n = src.len() / typesize;
+    // Power-of-two sizes by a shift: the division's latency delayed every step after it.
+    let n = if typesize.is_power_of_two() { src.len() >> typesize.trailing_zeros() } else { src.len() / typesize };
     let body = n * typesize;
     let peel = unshuffle_peel(isa, typesize, n, dest.as_ptr() as usize);
     let whole = simd_unshuffle_block(isa, typesize, n, peel, src, dest);
@@ -291,7 +334,7 @@ fn shuffle_peel(isa: Isa, ts: usize, n: usize, dest_addr: usize) -> usize {
 /// Blocks below this size stay in L1, where the stores cost little and the source loads
 /// the peel misaligns cost more (8 KiB blocks of 8- and 16-byte items: 25% slower
 /// peeled).
-const PEEL_FROM: usize = 16384;
+pub(super) const PEEL_FROM: usize = 16384;
 
 /// Leading elements for the scalar code so that the unshuffle kernels' element stores
 /// (at `dest + i * ts`) start on a store-width boundary, for the power-of-two type sizes

@@ -58,29 +58,38 @@ pub(crate) fn unshuffle(rows: &[&[u8]], n: usize, dest: &mut [u8], start: usize)
 /// aligned run and tail: about 400 instructions per call (callgrind), more than half of
 /// what this kernel takes on an 8 KiB block of 2-byte items. This path checks two
 /// lengths instead.
+#[inline(always)]
 pub(crate) fn unshuffle_block(ts: usize, n: usize, peel: usize, src: &[u8], dest: &mut [u8]) -> bool {
-    if !matches!(ts, 2 | 4 | 8 | 16) || !detected() {
+    if !matches!(ts, 2 | 4 | 8 | 16) || !super::avx512_detected() || n < peel + 64 {
         return false;
     }
-    let Some(spans) = super::shuffle::block_spans(n, peel, 64) else {
-        return false;
-    };
     assert!(src.len() >= n * ts && dest.len() >= n * ts);
-    let (s, d) = (src.as_ptr(), dest.as_mut_ptr());
-    for (a, b) in spans.into_iter().filter(|(a, b)| a < b) {
-        // SAFETY: AVX-512F/BW were detected above; `src` holds the `ts` rows of `n`
-        // bytes and `dest` `n * ts` bytes (asserted); each span is whole steps of 64
-        // below `n`.
-        unsafe {
-            match ts {
-                2 => unshuffle_pow2::<2, 1>(strided_ptrs(s, n), d, a, b),
-                4 => unshuffle_pow2::<4, 2>(strided_ptrs(s, n), d, a, b),
-                8 => unshuffle_pow2::<8, 3>(strided_ptrs(s, n), d, a, b),
-                _ => unshuffle_pow2::<16, 4>(strided_ptrs(s, n), d, a, b),
-            }
+    // SAFETY: AVX-512F/BW were detected above; `src` holds the `ts` rows of `n` bytes and
+    // `dest` `n * ts` bytes (asserted), and `n >= peel + 64`.
+    unsafe { unshuffle_pow2_block(ts, src.as_ptr(), n, dest.as_mut_ptr(), peel) };
+    true
+}
+
+/// [`unshuffle_block`]'s spans (`shuffle::block_spans`) in one function with the kernels
+/// inlined (see `shuffle_avx2::unshuffle_pow2_block`).
+///
+/// # Safety
+/// AVX-512F/BW available; `src` readable for `ts` rows of `n` bytes and `dest` writable
+/// for `n * ts` bytes; `n >= peel + 64`.
+#[target_feature(enable = "avx512f,avx512bw")]
+unsafe fn unshuffle_pow2_block(ts: usize, s: *const u8, n: usize, d: *mut u8, peel: usize) {
+    let Some(spans) = super::shuffle::block_spans(n, peel, 64) else {
+        return;
+    };
+    // SAFETY: per the contract, each span empty or whole steps of 64 below `n`.
+    unsafe {
+        match ts {
+            2 => spans.iter().for_each(|&(a, b)| unshuffle_pow2::<2, 1>(strided_ptrs(s, n), d, a, b)),
+            4 => spans.iter().for_each(|&(a, b)| unshuffle_pow2::<4, 2>(strided_ptrs(s, n), d, a, b)),
+            8 => spans.iter().for_each(|&(a, b)| unshuffle_pow2::<8, 3>(strided_ptrs(s, n), d, a, b)),
+            _ => spans.iter().for_each(|&(a, b)| unshuffle_pow2::<16, 4>(strided_ptrs(s, n), d, a, b)),
         }
     }
-    true
 }
 
 /// One round of the lane-wise interleave of the first half of the registers with the
@@ -115,6 +124,7 @@ unsafe fn zip<const S: usize>(v: [__m512i; S]) -> [__m512i; S] {
 /// # Safety
 /// AVX-512F/BW available; each of the `S` pointers in `src` is readable for `end` bytes;
 /// `dest` is writable for `end * S` bytes; `end - start` is a multiple of 64.
+#[inline]
 #[target_feature(enable = "avx512f,avx512bw")]
 unsafe fn unshuffle_pow2<const S: usize, const LOG: usize>(
     src: [*const u8; S],

@@ -537,3 +537,29 @@ fn unshuffle_level_is_one_the_cpu_has() {
         assert!(isa == Isa::best() || (Isa::best() == Isa::Avx512 && isa == Isa::Avx2), "type size {ts}");
     }
 }
+
+#[test]
+fn unshuffle_of_small_blocks_matches_model() {
+    // `unshuffle`'s own path for blocks below the peel threshold (`shuffle::unshuffle_small`,
+    // which the kernel-level entry points above do not take): every power-of-two type size
+    // and some of the tiled kernel's,
+    // element counts around one step of the AVX2 (32) and AVX-512 (64) kernels and around
+    // the threshold, lengths with a remainder (the general path), odd destinations, and
+    // nothing written outside the destination.
+    for ts in [2usize, 4, 8, 16, 17, 24, 32, 64] {
+        let edge = shuffle::PEEL_FROM / ts;
+        for n in [0, 1, 31, 32, 33, 63, 64, 65, 95, 96, 127, 128, 129, 1000, edge - 1, edge, edge + 1] {
+            for extra in [0, 1, ts - 1] {
+                let len = n * ts + extra;
+                let src = data(len, (ts * 131 + n * 7 + extra) as u64);
+                let shuffled = naive_shuffle(ts, &src);
+                for off in [0, 1, 16, 40] {
+                    let mut buf = vec![0x5A; len + 128];
+                    unshuffle(ts, &shuffled, &mut buf[off..off + len]);
+                    assert!(buf[off..off + len] == src[..], "ts={ts} n={n} extra={extra} off={off}");
+                    assert!(buf[..off].iter().chain(&buf[off + len..]).all(|&b| b == 0x5A), "ts={ts} n={n} off={off}: wrote outside");
+                }
+            }
+        }
+    }
+}

@@ -37,7 +37,7 @@ pub unsafe extern "C" fn blosc2_shuffle(typesize: i32, blocksize: i32, src: *con
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_unshuffle(typesize: i32, blocksize: i32, src: *const libc::c_void, dest: *mut libc::c_void) -> i32 {
     // SAFETY: forwarded.
-    unsafe { run(typesize, blocksize, src, dest, 256, |t, s, d| { filters::unshuffle(t, s, d); Ok(()) }) }
+    unsafe { run(typesize, blocksize, src, dest, 256, |t, s, d| { filters::unshuffle_here(t, s, d); Ok(()) }) }
 }
 
 /// # Safety

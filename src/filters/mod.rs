@@ -393,6 +393,14 @@ pub fn shuffle(typesize: usize, src: &[u8], dest: &mut [u8]) {
 /// # Panics
 /// If `src.len() != dest.len()`.
 pub fn unshuffle(typesize: usize, src: &[u8], dest: &mut [u8]) {
+    unshuffle_here(typesize, src, dest);
+}
+
+/// [`unshuffle`] inlined into the library's own callers (the exported
+/// `blosc2_unshuffle`): a public function is called through the GOT (see [`Isa::level`]),
+/// and its frame came on top of the face's.
+#[inline(always)]
+pub(crate) fn unshuffle_here(typesize: usize, src: &[u8], dest: &mut [u8]) {
     let isa = Isa::unshuffle_level(typesize);
     if !shuffle::unshuffle_small(isa, typesize, src, dest) {
         shuffle::unshuffle_with(isa, typesize, src, dest);

@@ -269,15 +269,19 @@ impl Isa {
     #[inline(never)]
     fn level_asked() -> Isa {
         let isa = Self::detect();
-        let code = match isa {
+        BEST.store(isa.code(), std::sync::atomic::Ordering::Relaxed);
+        isa
+    }
+
+    /// The nonzero code [`BEST`] keeps for each level ([`Isa::level`] reads it back).
+    const fn code(self) -> u8 {
+        match self {
             Isa::Scalar => 1,
             Isa::Sse2 => 2,
             Isa::Avx2 => 3,
             Isa::Avx512 => 4,
             Isa::Neon => 5,
-        };
-        BEST.store(code, std::sync::atomic::Ordering::Relaxed);
-        isa
+        }
     }
 
     /// [`Isa::best`] for the byte unshuffle of `typesize`-byte items: AVX2 rather than

@@ -542,10 +542,9 @@ fn unshuffle_level_is_one_the_cpu_has() {
 fn unshuffle_of_small_blocks_matches_model() {
     // `unshuffle`'s own path for blocks below the peel threshold (`shuffle::unshuffle_small`,
     // which the kernel-level entry points above do not take): every power-of-two type size
-    // and some of the tiled kernel's,
-    // element counts around one step of the AVX2 (32) and AVX-512 (64) kernels and around
-    // the threshold, lengths with a remainder (the general path), odd destinations, and
-    // nothing written outside the destination.
+    // and some of the tiled kernel's, element counts around one step of the AVX2 (32) and
+    // AVX-512 (64) kernels and around the threshold, lengths with a remainder, odd
+    // destinations, and nothing written outside the destination.
     for ts in [2usize, 4, 8, 16, 17, 24, 32, 64] {
         let edge = shuffle::PEEL_FROM / ts;
         for n in [0, 1, 31, 32, 33, 63, 64, 65, 95, 96, 127, 128, 129, 1000, edge - 1, edge, edge + 1] {

@@ -117,7 +117,22 @@ pub fn compress_in(table: &mut HashTable, clevel: i32, input: &[u8], output: &mu
 /// the same). Longer passes clear their entries and store plain positions: there the clear
 /// is cheap beside the scan, and the offset would cost the scanning loop an operation per
 /// position (measured 10-25% slower on 18 KiB-4 MiB streams).
+///
+/// It also holds the probe's own smaller table and a copy of short probed regions (see
+/// [`probe_in`]).
 pub struct HashTable {
+    main: Positions,
+    /// The probe's table, cleared for each probe that is not short (its positions fit).
+    probe: Option<Box<[u16; 1 << HASH_LOG]>>,
+    /// Probed regions shorter than the probe's window are copied here.
+    pad: Option<Box<[u8; PROBE_WINDOW]>>,
+}
+
+/// The longest window a probe scans through: its largest table and 16 bytes.
+const PROBE_WINDOW: usize = (1 << HASH_LOG) + 16;
+
+/// The matcher's `u32` table with the base of its offset passes.
+struct Positions {
     slots: Option<Box<[u32; 1 << HASH_LOG]>>,
     /// Every entry is below this.
     base: u32,
@@ -132,8 +147,11 @@ enum Pass<'a, const N: usize> {
 impl HashTable {
     /// No table yet (allocated at the first pass); usable in a `static`.
     pub const fn new() -> HashTable {
-        HashTable { slots: None, base: 0 }
+        HashTable { main: Positions { slots: None, base: 0 }, probe: None, pad: None }
     }
+}
+
+impl Positions {
 
     /// The first `N` entries, reading as cleared, for one pass storing positions up to `len`.
     fn pass<const N: usize>(&mut self, len: usize) -> Pass<'_, N> {
@@ -170,40 +188,101 @@ impl Default for HashTable {
 
 /// One pass's view of a [`HashTable`]: `N` entries holding positions, offset by `base` when
 /// `OFFSET` (then entries below `base` read as 0).
-struct Table<'a, const N: usize, const OFFSET: bool> {
-    slots: &'a mut [u32; N],
+struct Table<'a, const N: usize, const OFFSET: bool, S: Slot = u32> {
+    slots: &'a mut [S; N],
     base: u32,
 }
 
-impl<const N: usize, const OFFSET: bool> Table<'_, N, OFFSET> {
+/// A hash table entry: `u32`, or `u16` for the probe, whose positions are below its `N`
+/// (at most `2^14`); the smaller table halves what the probe clears and keeps in cache.
+trait Slot: Copy {
+    fn to_u32(self) -> u32;
+    /// `v` fits (for `u16`: the probe's positions do).
+    fn from_u32(v: u32) -> Self;
+}
+
+impl Slot for u32 {
+    #[inline(always)]
+    fn to_u32(self) -> u32 {
+        self
+    }
+    #[inline(always)]
+    fn from_u32(v: u32) -> u32 {
+        v
+    }
+}
+
+impl Slot for u16 {
+    #[inline(always)]
+    fn to_u32(self) -> u32 {
+        self as u32
+    }
+    #[inline(always)]
+    fn from_u32(v: u32) -> u16 {
+        v as u16
+    }
+}
+
+impl<const N: usize, const OFFSET: bool, S: Slot> Table<'_, N, OFFSET, S> {
     /// The position stored at `h` (`h < N`), 0 when none was stored in this pass.
     #[inline(always)]
     fn get(&self, h: usize) -> usize {
+        let v = self.slots[h].to_u32();
         if OFFSET {
-            self.slots[h].saturating_sub(self.base) as usize
+            v.saturating_sub(self.base) as usize
         } else {
-            self.slots[h] as usize
+            v as usize
         }
     }
 
     /// Store position `pos` (at most the pass's `len`) at `h`.
     #[inline(always)]
     fn set(&mut self, h: usize, pos: usize) {
-        self.slots[h] = if OFFSET { (pos as u32).wrapping_add(self.base) } else { pos as u32 };
+        self.slots[h] = S::from_u32(if OFFSET { (pos as u32).wrapping_add(self.base) } else { pos as u32 });
     }
 }
 
 /// The entropy probe of `region` in a pass of `table`.
+///
+/// The probe scans at most `N` bytes, so its positions fit a `u16` table, which a probe of
+/// `N / 4` bytes or more uses (cleared: half the bytes of the `u32` table, and half its
+/// footprint in L1); shorter probes take an offset pass of the main table instead (no clear
+/// at all). The scan reads through a window of `D` bytes: the region itself when it is that
+/// long, else a copy of it, so that every read is in bounds by construction and the
+/// scanning loop carries no bounds checks (the copy costs far less than the checks did:
+/// random data probed in 2-16 KiB regions 5-10% faster).
 fn probe_in<const N: usize, const D: usize, const SHORT: bool>(table: &mut HashTable, region: &[u8]) -> f64 {
-    match table.pass::<N>(region.len()) {
-        Pass::Offset(mut t) => probe_ratio::<N, D, SHORT, true>(region, &mut t),
-        Pass::Cleared(mut t) => probe_ratio::<N, D, SHORT, false>(region, &mut t),
+    const { assert!(D >= N + 16 && D <= PROBE_WINDOW && N <= 1 << 16) };
+    let limit = region.len().min(N);
+    // Nothing to scan: the reference then divides 0 by its initial count.
+    if limit <= 12 {
+        return 0.0;
+    }
+    let window: &[u8; D] = match region.get(..D) {
+        Some(w) => w.try_into().unwrap(),
+        None => {
+            let pad = table.pad.get_or_insert_with(|| vec![0u8; PROBE_WINDOW].into_boxed_slice().try_into().unwrap());
+            pad[..region.len()].copy_from_slice(region);
+            (&pad[..D]).try_into().unwrap()
+        }
+    };
+    if limit >= N / 4 {
+        let slots = table
+            .probe
+            .get_or_insert_with(|| vec![0u16; 1 << HASH_LOG].into_boxed_slice().try_into().unwrap());
+        let slots: &mut [u16; N] = (&mut slots[..N]).try_into().unwrap();
+        slots.fill(0);
+        return probe_ratio::<N, D, SHORT, false, u16>(window, limit, &mut Table { slots, base: 0 });
+    }
+    match table.main.pass::<N>(limit) {
+        Pass::Offset(mut t) => probe_ratio::<N, D, SHORT, true, u32>(window, limit, &mut t),
+        Pass::Cleared(mut t) => probe_ratio::<N, D, SHORT, false, u32>(window, limit, &mut t),
     }
 }
 
 /// [`encode`] in a pass of `table`.
 fn encode_in<const N: usize, const HASH_TWICE: bool, const SHORT: bool>(table: &mut HashTable, input: &[u8], out: &mut [u8]) -> usize {
-    match table.pass::<N>(input.len()) {
+    match table.main.pass::<N>(input.len()) {
         Pass::Offset(mut t) => encode::<N, HASH_TWICE, SHORT, true>(input, out, &mut t),
         Pass::Cleared(mut t) => encode::<N, HASH_TWICE, SHORT, false>(input, out, &mut t),
     }
@@ -225,41 +304,6 @@ fn hash<const N: usize>(seq: u32) -> usize {
     (seq.wrapping_mul(HASH_MUL) >> (32 - N.trailing_zeros())) as usize
 }
 
-/// Scans forward from `ip` for the next position whose 4 bytes equal those at the position the
-/// hash table remembers for them, less than [`MAX_FAR_DISTANCE`] back, recording every scanned
-/// position in the table.  Returns `(position, candidate)`, or `(stop, NOT_FOUND)` when
-/// `ip_limit` is reached first (`stop` is `ip_limit`, or `ip` itself if it was already past).
-///
-/// Positions are scanned up to `ip_limit = limit - 12` (`limit`, at most `N`, is the length of
-/// the probed region; `window` holds at least that many bytes).  Not inlined, and kept
-/// minimal: the entropy probe spends most of its time here on incompressible data.
-#[inline(never)]
-fn next_candidate<const N: usize, const OFFSET: bool, W: AsRef<[u8]> + ?Sized>(
-    window: &W,
-    limit: usize,
-    htab: &mut Table<'_, N, OFFSET>,
-    mut ip: usize,
-) -> (usize, usize) {
-    let window = window.as_ref();
-    // The probe scans at most `N` bytes and the table holds only positions it scanned, so the
-    // `min` and the mask change nothing; but with a window of a fixed size of at least
-    // `N + 16` bytes they let the compiler drop every bounds check from this loop.
-    let ip_limit = limit.min(N) - 12;
-    while ip < ip_limit {
-        let seq = read_u32(window, ip);
-        let h = hash::<N>(seq);
-        let rf = htab.get(h) & (N - 1);
-        htab.set(h, ip);
-        // Table entries are earlier positions, so the subtraction does not wrap; one unsigned
-        // comparison tests `distance != 0 && distance < MAX_FAR_DISTANCE`.
-        if (ip - rf).wrapping_sub(1) < MAX_FAR_DISTANCE - 1 && read_u32(window, rf) == seq {
-            return (ip, rf);
-        }
-        ip += 1;
-    }
-    (ip, NOT_FOUND)
-}
-
 /// Returns `x` unchanged, but the optimiser can no longer relate it to how it was computed.
 /// (`black_box` costs a store and a load per match found; an empty `asm!` would cost nothing
 /// and was measured ~2% faster, but would put `unsafe` in the codec core.)
@@ -276,39 +320,49 @@ fn opaque(x: usize) -> usize {
 ///
 /// A position is a candidate when its 4 bytes equal those at the position the table remembers
 /// for them, less than [`MAX_FAR_DISTANCE`] back.  The match is kept when its length code is at
-/// least [`MIN_LEN`], and at least 6 for a far match (distance above [`MAX_DISTANCE`]).
+/// least the minimum of [`shift_and_min_len`], and, for the encoder, at least 6 for a far
+/// match (distance above [`MAX_DISTANCE`]); the entropy probe (`PROBE`) has no far rule.
 ///
-/// Positions are scanned up to `ip_limit = buf.len() - 12`, and matches extended up to
-/// `ip_bound = buf.len() - 1` (`buf` is at least 16 bytes long).  Inlined: data with many
+/// `buf` is the first `len` bytes of `window` (the probe's windows are longer, see
+/// [`probe_in`]). Positions are scanned up to `ip_limit = len - 12`, and matches extended up
+/// to `ip_bound = len - 1` (`len` is more than 12).  Inlined into the encoder: data with many
 /// short matches calls it every few bytes (measured: up to 15% faster compression than a
 /// separate function, and no slower on incompressible data).  A candidate's position goes
 /// through [`opaque`] before the match is measured: otherwise the optimiser carries every
 /// value the match code derives from it as a separate counter through the scanning loop
 /// (six of them, one on the stack), and that loop ran ~12% slower.
 #[inline(always)]
-fn next_match<const N: usize, const SHORT: bool, const OFFSET: bool>(
-    buf: &[u8],
-    htab: &mut Table<'_, N, OFFSET>,
+fn next_match<const N: usize, const SHORT: bool, const OFFSET: bool, const PROBE: bool, W: AsRef<[u8]> + ?Sized, S: Slot>(
+    window: &W,
+    len: usize,
+    htab: &mut Table<'_, N, OFFSET, S>,
     mut ip: usize,
 ) -> (usize, usize, usize) {
+    let window = window.as_ref();
+    // The probe's positions are below `N` (a bound the compiler can use).
+    let len = if PROBE { len.min(N) } else { len };
+    let buf = &window[..len];
     let (ip_shift, min_len) = shift_and_min_len(SHORT);
     // Whether a candidate is kept is decided on the 8 bytes after the 4 that matched: with
     // `diff` their XOR against the candidate's, the length code is
     // `trailing_zeros(diff) / 8 + 5 - ip_shift` (more when `diff` is 0), so "at least
     // `min_len`" and, for far matches, "more than 5" are masks of low bytes that must agree
-    // (one masked compare settles most candidates inside the scanning loop).
+    // (one masked compare settles most candidates inside the scanning loop). The probe has
+    // no rule for far matches.
     let near_mask = low_bytes(min_len + ip_shift - 5);
-    let far_mask = low_bytes(ip_shift + 1);
-    let ip_limit = buf.len() - 12;
-    let ip_bound = buf.len() - 1;
+    let far_mask = if PROBE { near_mask } else { low_bytes(ip_shift + 1) };
+    let ip_limit = len - 12;
+    let ip_bound = len - 1;
     // Every 4-byte read at a position below `ip_limit` lies in `scan`, and the 8 bytes that
-    // follow it in `wide` (which ends before `ip_bound`).
-    let scan = &buf[..ip_limit + 3];
-    let wide = &buf[..ip_limit + 11];
+    // follow it in `wide` (which ends before `ip_bound`). The probe reads through the whole
+    // window instead: its positions are below `N` (the mask on candidates changes nothing),
+    // so with a window of a fixed size of at least `N + 16` bytes every read is in bounds by
+    // construction and the scanning loop has no bounds checks.
+    let (scan, wide) = if PROBE { (window, window) } else { (&buf[..ip_limit + 3], &buf[..ip_limit + 11]) };
     while ip < ip_limit {
         let seq = read_u32(scan, ip);
         let h = hash::<N>(seq);
-        let rf = htab.get(h);
+        let rf = if PROBE { htab.get(h) & (N - 1) } else { htab.get(h) };
         htab.set(h, ip);
         // Table entries are earlier positions, so the subtraction does not wrap; one unsigned
         // comparison tests `distance != 0 && distance < MAX_FAR_DISTANCE`.
@@ -329,6 +383,20 @@ fn next_match<const N: usize, const SHORT: bool, const OFFSET: bool>(
         ip += 1;
     }
     (ip, NOT_FOUND, ip)
+}
+
+/// [`next_match`] for the probe, over the first `len` bytes (at most `N`) of a window of `D`
+/// bytes. Not inlined: on data with few matches (the probe is then nearly all the work) the
+/// scanning loop ran 5-10% faster on its own than inside [`probe_ratio`]; on data with a
+/// match every few bytes the call costs a few percent.
+#[inline(never)]
+fn next_probe_match<const N: usize, const SHORT: bool, const OFFSET: bool, const D: usize, S: Slot>(
+    window: &[u8; D],
+    len: usize,
+    htab: &mut Table<'_, N, OFFSET, S>,
+    ip: usize,
+) -> (usize, usize, usize) {
+    next_match::<N, SHORT, OFFSET, true, [u8; D], S>(window, len, htab, ip)
 }
 
 /// The index of the lowest nonzero byte of `diff` (not 0), found by a loop of tests rather
@@ -356,29 +424,15 @@ const fn low_bytes(n: usize) -> u64 {
     (1u64 << (8 * n)) - 1
 }
 
-/// [`next_candidate`]'s and [`next_match`]'s "nothing found" marker.
+/// [`next_match`]'s "nothing found" marker.
 const NOT_FOUND: usize = usize::MAX;
 
 /// Where a match ends: compares `buf[ip..]` with `buf[rf..]` (`rf < ip`) and returns one past
 /// the first differing position, or `bound` if they agree on everything before `bound`.
+/// [`next_match`] calls it past the first 12 bytes of a match.
 ///
 /// The "one past" is the reference's convention (both for runs and for ordinary matches) and
 /// matters for the exact output: the caller then backs off by [`IP_SHIFT`].
-#[inline(always)]
-fn match_end(buf: &[u8], ip: usize, rf: usize, bound: usize) -> usize {
-    // Most matches are short: settle them with one word compare before any loop set-up.
-    if ip + 8 <= bound {
-        let c = read_u64(buf, ip);
-        let o = read_u64(buf, rf);
-        if c != o {
-            return ip + ((c ^ o).trailing_zeros() / 8) as usize + 1;
-        }
-        return match_end_long(buf, ip + 8, rf + 8, bound);
-    }
-    match_end_long(buf, ip, rf, bound)
-}
-
-/// [`match_end`] past its first word.
 #[inline(always)]
 fn match_end_long(buf: &[u8], ip: usize, rf: usize, bound: usize) -> usize {
     let cur = &buf[ip..bound];
@@ -423,33 +477,17 @@ fn match_cost(len: usize, dist: usize) -> usize {
     }
 }
 
-/// Entropy probe: dry-runs the matcher over (at most `N` bytes of) `region` and returns the
-/// estimated compression ratio (input bytes consumed / output bytes that would be written).
+/// Entropy probe: dry-runs the matcher over the first `limit` bytes of `window` (`limit` is
+/// at most `N`; the rest of the window is never looked at) and returns the estimated
+/// compression ratio (input bytes consumed / output bytes that would be written).
 // Not inlined: it would crowd the compressor's registers (measured ~4% slower).
 #[inline(never)]
-fn probe_ratio<const N: usize, const D: usize, const SHORT: bool, const OFFSET: bool>(
-    region: &[u8],
-    htab: &mut Table<'_, N, OFFSET>,
+fn probe_ratio<const N: usize, const D: usize, const SHORT: bool, const OFFSET: bool, S: Slot>(
+    window: &[u8; D],
+    limit: usize,
+    htab: &mut Table<'_, N, OFFSET, S>,
 ) -> f64 {
-    const { assert!(D >= N + 16) };
-    let (ip_shift, min_len) = shift_and_min_len(SHORT);
-    let limit = region.len().min(N);
-    let buf = &region[..limit];
-    // Nothing to scan: the reference then divides 0 by its initial count.
-    if limit <= 12 {
-        return 0.0;
-    }
-    // A fixed-size view of the region for the scanning loop when the region is long enough:
-    // its reads need no bounds checks (measured: ~25% faster on incompressible data, where
-    // the probe is all the work).  Shorter regions are scanned through the slice (a padded
-    // copy cost more than the checks on them).
-    let window: Option<&[u8; D]> = region.get(..D).map(|w| w.try_into().unwrap());
-    let scan = |htab: &mut Table<'_, N, OFFSET>, ip: usize| match window {
-        Some(w) => next_candidate(w, limit, htab, ip),
-        None => next_candidate(buf, limit, htab, ip),
-    };
-    let ip_bound = limit - 1;
-
+    let buf = &window[..limit];
     // The count starts as if a literal run of 4 bytes (control byte + 4) had been written,
     // although scanning starts at the first byte.
     let mut oc: usize = 5;
@@ -459,17 +497,12 @@ fn probe_ratio<const N: usize, const D: usize, const SHORT: bool, const OFFSET: 
     let mut lit_start: usize = 0;
     let mut ip: usize = 0;
     loop {
-        let (anchor, rf) = scan(htab, ip);
+        let (anchor, rf, end) = next_probe_match::<N, SHORT, OFFSET, D, S>(window, limit, htab, ip);
         if rf == NOT_FOUND {
             ip = anchor;
             break;
         }
-        let end = match_end(buf, anchor + 4, rf + 4, ip_bound) - ip_shift;
         let len = end - anchor;
-        if len < min_len {
-            ip = anchor + 1;
-            continue;
-        }
         // Close the literal run: one byte per literal plus a control byte each time the run
         // reaches MAX_COPY; the control byte assumed after the last full group is not needed.
         let run = copy + (anchor - lit_start);
@@ -634,7 +667,7 @@ fn encode<const N: usize, const HASH_TWICE: bool, const SHORT: bool, const OFFSE
     let mut lit_start: usize = 0;
     let mut ip: usize = 4;
     loop {
-        let (anchor, rf, end) = next_match::<N, SHORT, OFFSET>(input, htab, ip);
+        let (anchor, rf, end) = next_match::<N, SHORT, OFFSET, false, _, u32>(input, length, htab, ip);
         if rf == NOT_FOUND {
             break;
         }
@@ -1241,7 +1274,7 @@ mod tests {
         for round in 0..2 {
             if round == 1 {
                 // The next few passes run out of base and clear the table.
-                kept.base = u32::MAX - 150_000;
+                kept.main.base = u32::MAX - 150_000;
             }
             for (name, data) in &corpus {
                 for len in [16usize, 1000, 5000, 70_000] {
@@ -1260,7 +1293,7 @@ mod tests {
                 }
             }
         }
-        assert!(kept.base < 1 << 30, "the base never wrapped");
+        assert!(kept.main.base < 1 << 30, "the base never wrapped");
         // A fresh table's passes long enough to clear, then short passes (which offset):
         // the short stream repeats 300 random bytes, then zeros (so the probe of its tail
         // passes). A cleared table gives the repeat's first sequence position 0 (never
@@ -1281,32 +1314,43 @@ mod tests {
         }
     }
 
-    /// The probe (through its fixed-size window on long regions, through the slice on
-    /// short ones) against the byte-at-a-time model, over the corpus and region lengths on
-    /// both sides of the window size.
+    /// The probe (through the region itself on long regions, through a copy on short ones;
+    /// in its `u16` table from a quarter of `N` on, else in an offset pass of the main table)
+    /// against the byte-at-a-time model, over the corpus and region lengths on both sides of
+    /// the window size and of the table switch, with fresh tables and with kept ones.
     #[test]
     fn probe_matches_model() {
-        fn check<const N: usize, const D: usize>(region: &[u8], name: &str) {
+        fn check<const N: usize, const D: usize>(kept: &mut HashTable, region: &[u8], name: &str) {
             for short in [false, true] {
-                let mut slots = [0u32; N];
-                let mut pass = Table::<N, false> { slots: &mut slots, base: 0 };
                 let got = if short {
-                    probe_ratio::<N, D, true, false>(region, &mut pass)
+                    probe_in::<N, D, true>(kept, region)
                 } else {
-                    probe_ratio::<N, D, false, false>(region, &mut pass)
+                    probe_in::<N, D, false>(kept, region)
                 };
-                let table = &slots[..];
                 let (want, want_table) = model_probe(region, N, short);
                 let what = format!("{name} N={N} len={} short={short}", region.len());
                 assert_eq!(got.to_bits(), want.to_bits(), "{what}: {got} vs {want}");
-                assert!(table[..] == want_table[..], "{what}: tables differ");
+                // What the probe left in the table it used, read as the pass reads it.
+                let limit = region.len().min(N);
+                if limit > 12 {
+                    let table: Vec<u32> = if limit >= N / 4 {
+                        kept.probe.as_ref().unwrap()[..N].iter().map(|&v| v as u32).collect()
+                    } else {
+                        let base = kept.main.base - (limit as u32 + 1);
+                        kept.main.slots.as_ref().unwrap()[..N].iter().map(|&v| v.saturating_sub(base)).collect()
+                    };
+                    assert!(table[..] == want_table[..], "{what}: tables differ");
+                }
             }
         }
+        let mut kept = HashTable::new();
         for (name, data) in corpus() {
-            for len in [13, 100, 4096 + 15, 4096 + 16, 4096 + 17, 16384 + 15, 16384 + 16, 20000, 1 << 16] {
+            for len in [13, 100, 1023, 1024, 4095, 4096, 4096 + 15, 4096 + 16, 4096 + 17, 16384 + 15, 16384 + 16, 20000, 1 << 16] {
                 if let Some(region) = data.get(..len) {
-                    check::<4096, { 4096 + 16 }>(region, &name);
-                    check::<16384, { 16384 + 16 }>(region, &name);
+                    check::<4096, { 4096 + 16 }>(&mut HashTable::new(), region, &name);
+                    check::<16384, { 16384 + 16 }>(&mut HashTable::new(), region, &name);
+                    check::<4096, { 4096 + 16 }>(&mut kept, region, &name);
+                    check::<16384, { 16384 + 16 }>(&mut kept, region, &name);
                 }
             }
         }

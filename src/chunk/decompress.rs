@@ -423,7 +423,38 @@ impl Decompressor {
 
     /// Decompress a whole chunk into `dest`. Returns the bytes decompressed.
     pub fn decompress(&mut self, src: &[u8], dest: &mut [u8]) -> Result<usize> {
+        if let Some(n) = self.copy_stored(src, dest) {
+            return Ok(n);
+        }
         self.parking(|d| d.decompress_chunk(src, dest))
+    }
+
+    /// A chunk stored as it is (memcpyed) that one thread copies whole, without the block
+    /// walk: the bytes copied, `None` for every other chunk and call (lazy, special and VL
+    /// chunks, a mask or postfilter, one that threads would copy), which take the general
+    /// path, errors included. Building the block view, the worker setup and the per-block
+    /// dispatch cost a stored 18 KiB chunk about 12 ns of its 335 (0.96x the reference's).
+    #[inline]
+    fn copy_stored(&self, src: &[u8], dest: &mut [u8]) -> Option<usize> {
+        // (The flags byte first: other chunks must not pay for a second header parse.)
+        if src.get(2).is_none_or(|f| f & MEMCPYED == 0) || self.maskout.is_some() || self.postfilter.is_some() {
+            return None;
+        }
+        let h = ChunkHeader::read(src).ok()?;
+        if !h.memcpyed() || h.lazy() || h.vlblocks() || h.special() != Some(Special::None) {
+            return None;
+        }
+        let (nbytes, cbytes, hlen) = (h.nbytes as usize, h.cbytes as usize, h.header_len());
+        // What the general path checks first: its errors stay its own.
+        if cbytes > src.len() || !h.memcpyed_sizes_agree() || nbytes > dest.len() {
+            return None;
+        }
+        let threads = self.params.nthreads.max(1) as usize;
+        if threads > 1 && nbytes >= PARALLEL_MIN_BYTES && (h.blocksize as usize) < nbytes {
+            return None;
+        }
+        copy_bytes(&mut dest[..nbytes], &src[hlen..hlen + nbytes]);
+        Some(nbytes)
     }
 
     fn decompress_chunk(&mut self, src: &[u8], dest: &mut [u8]) -> Result<usize> {
@@ -1762,5 +1793,86 @@ mod tests {
             }
         }
         assert!(checked > 5000, "{checked}");
+    }
+
+    /// Stored (memcpyed) chunks copied whole give what the general path gives: the same
+    /// bytes for good chunks (16- and 32-byte headers, one and two threads, sizes around
+    /// the parallel threshold), the same error for truncated, resized and too-large ones,
+    /// and no write into the destination when they fail.
+    #[test]
+    fn stored_chunks_copied_whole_decode_as_the_general_path() {
+        let mut x = 0x2545_F491_4F6C_DD1Du64;
+        let data: Vec<u8> = (0..PARALLEL_MIN_BYTES + 5000)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                x as u8
+            })
+            .collect();
+        let mut chunks = Vec::new();
+        for n in [1, 31, 256, 18_639, PARALLEL_MIN_BYTES - 1, PARALLEL_MIN_BYTES + 5000] {
+            for blocksize in [0, 4096] {
+                let params = CompressParams { typesize: 4, blocksize, compcode: 1, clevel: 5, ..CompressParams::default() };
+                let mut chunk = vec![0u8; n + MAX_OVERHEAD];
+                let len = Compressor::new(params).compress(&data[..n], &mut chunk).expect("compress");
+                chunk.truncate(len);
+                assert!(chunk[2] & MEMCPYED != 0, "{n} bytes not stored");
+                chunks.push(chunk);
+            }
+        }
+        // A Blosc1 chunk: 16-byte header, stored.
+        let mut v1 = vec![2u8, 1, MEMCPYED | DOSHUFFLE, 4];
+        for f in [300i32, 300, 316] {
+            v1.extend_from_slice(&f.to_le_bytes());
+        }
+        v1.extend_from_slice(&data[..300]);
+        chunks.push(v1);
+        let mut checked = 0;
+        for nthreads in [1, 2] {
+            let mut whole = Decompressor::new(DecompressParams { nthreads, ..DecompressParams::default() });
+            let mut general = Decompressor::new(DecompressParams { nthreads, ..DecompressParams::default() });
+            general.postfilter = Some(Arc::new(Passthrough));
+            for chunk in &chunks {
+                let nbytes = i32::from_le_bytes(chunk[4..8].try_into().unwrap()) as usize;
+                let mut good = vec![0u8; nbytes];
+                let taken = whole.copy_stored(chunk, &mut good);
+                // Only chunks that threads would copy in pieces are left to the block walk.
+                let blocksize = i32::from_le_bytes(chunk[8..12].try_into().unwrap()) as usize;
+                let threaded = nthreads > 1 && nbytes >= PARALLEL_MIN_BYTES && blocksize < nbytes;
+                assert_eq!(taken, (!threaded).then_some(nbytes), "{nbytes} bytes, {nthreads} threads");
+                if taken.is_some() {
+                    assert!(good == data[..nbytes]);
+                }
+                let mut variants: Vec<Vec<u8>> =
+                    [0, 1, 15, 16, 31, 32, chunk.len() / 2, chunk.len() - 1].iter().map(|&n| chunk[..n].to_vec()).collect();
+                for (at, value) in [(4, nbytes as i32 + 1), (4, nbytes as i32 - 1), (12, chunk.len() as i32 + 1), (12, 0)] {
+                    let mut c = chunk.clone();
+                    c[at..at + 4].copy_from_slice(&value.to_le_bytes());
+                    variants.push(c);
+                }
+                let mut longer = chunk.clone();
+                longer.extend_from_slice(&[7; 9]);
+                variants.push(longer);
+                variants.push(chunk.clone());
+                for v in &variants {
+                    for destlen in [nbytes, nbytes + 3, nbytes.saturating_sub(1)] {
+                        let mut a = vec![0x5Au8; destlen];
+                        let mut b = vec![0x5Au8; destlen];
+                        let ra = whole.decompress(v, &mut a);
+                        let rb = general.decompress(v, &mut b);
+                        assert_eq!(ra, rb, "{nbytes} bytes, {} given, dest {destlen}", v.len());
+                        assert!(a == b);
+                        if ra.is_err() {
+                            assert!(a.iter().all(|&c| c == 0x5A));
+                        } else {
+                            assert!(a[..nbytes] == data[..nbytes]);
+                        }
+                        checked += 1;
+                    }
+                }
+            }
+        }
+        assert!(checked > 500, "{checked}");
     }
 }

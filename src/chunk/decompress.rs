@@ -450,8 +450,8 @@ impl Decompressor {
         if cbytes > src.len() || !h.memcpyed_sizes_agree() || nbytes > dest.len() {
             return None;
         }
-        let threads = self.params.nthreads.max(1) as usize;
-        if threads > 1 && nbytes >= PARALLEL_MIN_BYTES && (h.blocksize as usize) < nbytes {
+        let nblocks = nbytes.div_ceil(h.blocksize as usize);
+        if !decoded_serially(self.params.nthreads.max(1) as usize, nbytes, nblocks) {
             return None;
         }
         copy_bytes(&mut dest[..nbytes], &src[hlen..hlen + nbytes]);
@@ -505,7 +505,7 @@ impl Decompressor {
         if start >= view.nblocks {
             return Ok(view.nbytes);
         }
-        if nthreads <= 1 || view.nbytes < PARALLEL_MIN_BYTES || view.nblocks - start < 2 {
+        if decoded_serially(nthreads, view.nbytes, view.nblocks - start) {
             // Serial: walk the blocks in place.
             let sc = workers.scratch_mut(0);
             let mut tail = tail;
@@ -1136,6 +1136,12 @@ impl BlockDecoder<'_> {
         }
         Ok(())
     }
+}
+
+/// Whether the calling thread decodes `nblocks` blocks (`nbytes` in all) alone, rather than
+/// `nthreads` threads sharing them: small chunks are not worth waking the others for.
+fn decoded_serially(nthreads: usize, nbytes: usize, nblocks: usize) -> bool {
+    nthreads <= 1 || nbytes < PARALLEL_MIN_BYTES || nblocks < 2
 }
 
 /// One stream of a block, as its 4-byte size field says it is stored.
@@ -1802,15 +1808,7 @@ mod tests {
     /// and no write into the destination when they fail.
     #[test]
     fn stored_chunks_copied_whole_decode_as_the_general_path() {
-        let mut x = 0x2545_F491_4F6C_DD1Du64;
-        let data: Vec<u8> = (0..PARALLEL_MIN_BYTES + 5000)
-            .map(|_| {
-                x ^= x << 13;
-                x ^= x >> 7;
-                x ^= x << 17;
-                x as u8
-            })
-            .collect();
+        let data = crate::filters::tests::data(PARALLEL_MIN_BYTES + 5000, 12);
         let mut chunks = Vec::new();
         for n in [1, 31, 256, 18_639, PARALLEL_MIN_BYTES - 1, PARALLEL_MIN_BYTES + 5000] {
             for blocksize in [0, 4096] {

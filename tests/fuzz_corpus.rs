@@ -118,6 +118,11 @@ fn replay_b2nd_corpus() {
     replay("b2nd", fuzz_common::fuzz_b2nd);
 }
 
+#[test]
+fn replay_lz4_corpus() {
+    replay("lz4", fuzz_common::fuzz_lz4);
+}
+
 /// The reproducers of failures the fuzzers found (fuzz/artifacts-found/<target>/), kept as
 /// regression tests now that they are fixed.
 #[test]
@@ -134,13 +139,14 @@ fn replay_artifacts_found() {
 /// A fuzz target: its corpus directory name and its logic.
 type Target = (&'static str, fn(&[u8]));
 
-fn targets() -> [Target; 5] {
+fn targets() -> [Target; 6] {
     [
         ("decompress", fuzz_common::fuzz_decompress as fn(&[u8])),
         ("compress", fuzz_common::fuzz_compress),
         ("vlblocks", fuzz_common::fuzz_vlblocks),
         ("frame", fuzz_common::fuzz_frame),
         ("b2nd", fuzz_common::fuzz_b2nd),
+        ("lz4", fuzz_common::fuzz_lz4),
     ]
 }
 
@@ -635,6 +641,38 @@ mod gen {
         c
     }
 
+    /// LZ4 blocks of the data kinds, of the byte streams a shuffled int64 ramp splits into
+    /// (the streams our decoder is chosen for), and of short inputs, by the fast and the HC
+    /// compressor, each with its exact output size and a wrong one.
+    pub fn gen_lz4() -> Seeds {
+        use blosc2::codecs::lz4;
+        let mut s = Seeds::new("lz4");
+        let mut inputs: Vec<(String, Vec<u8>)> = Vec::new();
+        for kind in 0..4 {
+            for n in [0usize, 1, 13, 64, 100, 4096, 40_000] {
+                inputs.push((format!("kind{kind}-{n}"), dataset(kind, n, n as u64)));
+            }
+        }
+        let ramp = dataset(1, 8 * 4096, 0);
+        for byte in [0usize, 1, 2, 7] {
+            inputs.push((format!("ramp-byte{byte}"), ramp.iter().skip(byte).step_by(8).copied().collect()));
+        }
+        for (name, data) in &inputs {
+            for hc in [false, true] {
+                let mut c = vec![0u8; data.len() + data.len() / 255 + 32];
+                let k = if hc { lz4::compress_hc(data, &mut c, 9) } else { lz4::compress(data, &mut c, 1) };
+                let Ok(k) = k else { continue };
+                c.truncate(k);
+                let which = if hc { "hc" } else { "fast" };
+                for (tag, n) in [("exact", data.len()), ("short", data.len().saturating_sub(1)), ("long", data.len() + 70)] {
+                    let size = (n as u32).to_le_bytes();
+                    s.put(&format!("{name}-{which}-{tag}"), &with_ctl(&size[..3], &c));
+                }
+            }
+        }
+        s
+    }
+
     pub fn gen_vlblocks(r: &Reference) -> Seeds {
         let mut s = Seeds::new("vlblocks");
         let mut rng = Rng::new(11);
@@ -880,7 +918,8 @@ fn generate_seed_corpus() {
     let c = gen::gen_compress();
     let v = gen::gen_vlblocks(r);
     let b = gen::gen_b2nd();
-    for (name, s) in [("decompress", &d), ("compress", &c), ("vlblocks", &v), ("b2nd", &b)] {
+    let l = gen::gen_lz4();
+    for (name, s) in [("decompress", &d), ("compress", &c), ("vlblocks", &v), ("b2nd", &b), ("lz4", &l)] {
         eprintln!("{name}: {} seeds, {} bytes", s.count, s.bytes);
     }
 }

@@ -33,6 +33,8 @@
 //! - vlblocks: 4 control bytes, then the chunk.
 //!     [0] bit0: nthreads 2; bit1: also plain-decompress the chunk  [1] maxblocks
 //!         (255 = as many as the header says, capped)  [2..4] i16 block index
+//! - lz4: 3 control bytes, then one LZ4 block (no blosc2 header).
+//!     [0..3] u24 output size, modulo MAX_DEST + 1
 //! ```
 #![allow(dead_code)]
 
@@ -63,6 +65,7 @@ const FILL: u8 = 0xCC;
 pub const DECOMPRESS_CTL: usize = 8;
 pub const COMPRESS_CTL: usize = 24;
 pub const VLBLOCKS_CTL: usize = 4;
+pub const LZ4_CTL: usize = 3;
 
 /// Control bytes read from the front of an input; 0 once exhausted.
 pub struct Ctl<'a>(&'a [u8]);
@@ -879,5 +882,26 @@ pub fn fuzz_b2nd(data: &[u8]) {
             r
         };
         assert!(first == second, "an array read in place differs from the same array read from a copy");
+    }
+}
+
+/// The `lz4` target: our LZ4 block decoder (`codecs::lz4_block`, which chunks use for
+/// streams of high ratio) against liblz4's `LZ4_decompress_safe` on the same block and output
+/// size: the same verdict, the same bytes. Chunks reach our decoder only through the ratio
+/// gate; this target feeds it every block, gated or not.
+pub fn fuzz_lz4(data: &[u8]) {
+    use blosc2::codecs::{lz4, lz4_block};
+    let (ctl, block) = Ctl::split(data, LZ4_CTL);
+    let n = (ctl.u16(0) as usize | (ctl.u8(2) as usize) << 16) % (MAX_DEST + 1);
+    let mut ours = vec![FILL; n];
+    let mut theirs = vec![FILL; n];
+    let a = lz4_block::decompress(block, &mut ours);
+    let b = lz4::decompress(block, &mut theirs);
+    assert_eq!(a, b, "lz4: verdicts differ (output size {n}, block {} bytes)", block.len());
+    if let Some(k) = a {
+        assert!(k <= n);
+        if let Some(at) = ours[..k].iter().zip(&theirs[..k]).position(|(x, y)| x != y) {
+            panic!("lz4: decoded bytes differ at {at} of {k}");
+        }
     }
 }

@@ -1006,7 +1006,7 @@ const LONG_MATCH: usize = 64;
 
 /// The general case of [`copy_match`]: `dist < len`, the source overlaps the destination.
 #[inline(never)]
-fn copy_overlapping(out: &mut [u8], op: usize, dist: usize, len: usize) {
+pub(super) fn copy_overlapping(out: &mut [u8], op: usize, dist: usize, len: usize) {
     let end = op + len;
     if dist == 1 {
         let b = out[op - 1];
@@ -1077,7 +1077,7 @@ fn copy_overlapping(out: &mut [u8], op: usize, dist: usize, len: usize) {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     /// The branchy byte index agrees with the trailing-zero count for every lowest set bit,

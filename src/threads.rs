@@ -5,7 +5,7 @@
 //! [`set_external_executor`] (`blosc2_set_threads_callback`).
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::mpsc::{channel, Receiver, Sender};
+use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 use std::sync::{Arc, Mutex, RwLock};
 use std::thread::JoinHandle;
 
@@ -58,11 +58,18 @@ struct ErasedJob(*const (dyn Fn(usize) + Sync));
 unsafe impl Send for ErasedJob {}
 
 struct Worker {
-    tx: Sender<ErasedJob>,
+    /// `None` once closed (which ends the worker's loop).
+    tx: Option<SyncSender<ErasedJob>>,
     handle: Option<JoinHandle<()>>,
 }
 
 /// `nthreads - 1` parked threads plus the calling thread.
+///
+/// The channels are bounded (a job slot per worker, a reply slot per worker): their buffers
+/// are allocated once, here. Unbounded channels allocate a block every few dozen messages,
+/// wherever the heap's end is at the time, and a block that lives on pins the heap there:
+/// glibc could not give back the memory below it, and a 256 MiB super-chunk run three times
+/// at two threads peaked 4-5 MiB higher on its third run (`bench/mem.c schunk 2`).
 pub struct Pool {
     nthreads: usize,
     workers: Vec<Worker>,
@@ -74,15 +81,15 @@ impl Pool {
     /// refusal to spawn one (`BLOSC2_ERROR_THREAD_CREATE` at the C layer).
     pub fn new(nthreads: usize) -> std::io::Result<Pool> {
         let nthreads = nthreads.max(1);
-        let (done_tx, done_rx) = channel::<bool>();
+        let (done_tx, done_rx) = sync_channel::<bool>(nthreads - 1);
         let mut workers = Vec::with_capacity(nthreads - 1);
         for tid in 1..nthreads {
-            let (tx, rx) = channel::<ErasedJob>();
+            let (tx, rx) = sync_channel::<ErasedJob>(1);
             let done = done_tx.clone();
             let handle = std::thread::Builder::new()
                 .name(format!("blosc2-worker-{tid}"))
                 .spawn(move || worker_loop(tid, rx, done))?;
-            workers.push(Worker { tx, handle: Some(handle) });
+            workers.push(Worker { tx: Some(tx), handle: Some(handle) });
         }
         Ok(Pool { nthreads, workers, done_rx: Mutex::new(done_rx) })
     }
@@ -112,7 +119,8 @@ impl Pool {
         let erased: *const (dyn Fn(usize) + Sync) = unsafe { std::mem::transmute(f) };
         let mut sent = 0;
         for w in &self.workers {
-            if w.tx.send(ErasedJob(erased)).is_ok() {
+            // Never blocks: the worker took its previous job before replying to it.
+            if w.tx.as_ref().is_some_and(|tx| tx.send(ErasedJob(erased)).is_ok()) {
                 sent += 1;
             }
         }
@@ -134,7 +142,7 @@ impl Pool {
     }
 }
 
-fn worker_loop(tid: usize, rx: Receiver<ErasedJob>, done: Sender<bool>) {
+fn worker_loop(tid: usize, rx: Receiver<ErasedJob>, done: SyncSender<bool>) {
     while let Ok(job) = rx.recv() {
         // SAFETY: see Pool::run — the job stays alive until we report on `done`.
         let f = unsafe { &*job.0 };
@@ -149,8 +157,7 @@ impl Drop for Pool {
     fn drop(&mut self) {
         for w in &mut self.workers {
             // Closing the channel ends the worker's loop.
-            let (dead_tx, _) = channel();
-            drop(std::mem::replace(&mut w.tx, dead_tx));
+            w.tx = None;
         }
         for w in &mut self.workers {
             if let Some(h) = w.handle.take() {

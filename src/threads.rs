@@ -300,12 +300,37 @@ pub struct Ordered<'a> {
     _buf: std::marker::PhantomData<&'a mut [u8]>,
 }
 
-struct OrderedState {
+/// The per-block records of an [`Ordered`], handed back by [`Ordered::finish`] so that its
+/// owner can keep them for the next chunk: placing blocks then allocates nothing (small
+/// blocks allocated and freed for every chunk, held in glibc's per-thread caches, kept its
+/// heap from shrinking; see `tests/heap_use.rs`).
+#[derive(Default)]
+pub struct Placement {
     /// Each block's size once reported.
     sizes: Vec<Option<usize>>,
     /// Each block's offset, for blocks before `known`.
     starts: Vec<usize>,
     placed: Vec<bool>,
+}
+
+impl Placement {
+    /// Each block's offset in the buffer (complete once [`Ordered::finish`] succeeded).
+    pub fn starts(&self) -> &[usize] {
+        &self.starts
+    }
+
+    fn reset(&mut self, nblocks: usize) {
+        self.sizes.clear();
+        self.sizes.resize(nblocks, None);
+        self.starts.clear();
+        self.starts.resize(nblocks, 0);
+        self.placed.clear();
+        self.placed.resize(nblocks, false);
+    }
+}
+
+struct OrderedState {
+    blocks: Placement,
     /// Blocks before this one have known places.
     known: usize,
     /// Where block `known` starts.
@@ -330,20 +355,27 @@ impl<'a> Ordered<'a> {
     /// they can take together.
     pub fn new(buf: &'a mut [u8], start: usize, nblocks: usize, bound: usize) -> Ordered<'a> {
         // SAFETY: a borrowed slice is valid for writes of its length for 'a.
-        unsafe { Ordered::from_raw(buf.as_mut_ptr(), buf.len(), start, nblocks, bound) }
+        unsafe { Ordered::from_raw(buf.as_mut_ptr(), buf.len(), start, nblocks, bound, Placement::default()) }
     }
 
     /// As [`Ordered::new`], over `len` bytes at `ptr` that may not be initialized: they are
-    /// only ever written (never read or referenced) here.
+    /// only ever written (never read or referenced) here; the per-block records go into
+    /// `blocks` (whatever it held is dropped, its capacity kept).
     ///
     /// # Safety
     /// `ptr` must be valid for writes of `len` bytes for 'a, and nothing else may access
     /// `ptr[start..len]` meanwhile.
-    pub unsafe fn from_raw(ptr: *mut u8, len: usize, start: usize, nblocks: usize, bound: usize) -> Ordered<'a> {
+    pub unsafe fn from_raw(
+        ptr: *mut u8,
+        len: usize,
+        start: usize,
+        nblocks: usize,
+        bound: usize,
+        mut blocks: Placement,
+    ) -> Ordered<'a> {
+        blocks.reset(nblocks);
         let state = OrderedState {
-            sizes: vec![None; nblocks],
-            starts: vec![0; nblocks],
-            placed: vec![false; nblocks],
+            blocks,
             known: 0,
             end: start,
             total: start,
@@ -369,18 +401,18 @@ impl<'a> Ordered<'a> {
     pub fn report(&self, j: usize, n: usize, bound: usize) -> bool {
         let mut st = self.state();
         let st = &mut *st;
-        if st.overflow || n > bound || st.sizes.get(j).is_none_or(|s| s.is_some()) {
+        if st.overflow || n > bound || st.blocks.sizes.get(j).is_none_or(|s| s.is_some()) {
             return false;
         }
-        st.sizes[j] = Some(n);
+        st.blocks.sizes[j] = Some(n);
         st.total = st.total.saturating_add(n);
         st.unreported_bound = st.unreported_bound.saturating_sub(bound);
         if st.total > self.len {
             st.overflow = true;
             return false;
         }
-        while let Some(&Some(size)) = st.sizes.get(st.known) {
-            st.starts[st.known] = st.end;
+        while let Some(&Some(size)) = st.blocks.sizes.get(st.known) {
+            st.blocks.starts[st.known] = st.end;
             st.end += size;
             st.known += 1;
         }
@@ -400,11 +432,11 @@ impl<'a> Ordered<'a> {
         }
         let at = {
             let mut st = self.state();
-            if st.placed[j] || st.sizes[j] != Some(bytes.len()) {
+            if st.blocks.placed[j] || st.blocks.sizes[j] != Some(bytes.len()) {
                 return false;
             }
-            st.placed[j] = true;
-            st.starts[j]
+            st.blocks.placed[j] = true;
+            st.blocks.starts[j]
         };
         // SAFETY: [at, at + len) lies within the buffer (`at` is the start plus the sizes
         // before block j, fixed by `report` while their sum with block j's fitted), overlaps no
@@ -414,13 +446,13 @@ impl<'a> Ordered<'a> {
         true
     }
 
-    /// Once every block was placed: each block's offset, and where the last one ends.
-    pub fn finish(self) -> Option<(Vec<usize>, usize)> {
+    /// The per-block records (each block's offset in [`Placement::starts`]) and, if every
+    /// block was placed, where the last one ends.
+    pub fn finish(self) -> (Placement, Option<usize>) {
         let st = self.state.into_inner().unwrap_or_else(|e| e.into_inner());
-        if st.overflow || st.placed.iter().any(|&p| !p) {
-            return None;
-        }
-        Some((st.starts, st.end))
+        let complete = !st.overflow && st.blocks.placed.iter().all(|&p| p);
+        let end = st.end;
+        (st.blocks, complete.then_some(end))
     }
 }
 
@@ -457,8 +489,9 @@ mod ordered_tests {
             }
         });
         assert!(!o.place(3, &vec![4; sizes[3]]), "placed twice");
-        let (starts, end) = o.finish().expect("all placed");
-        assert_eq!(end, buf.len());
+        let (blocks, end) = o.finish();
+        let starts = blocks.starts();
+        assert_eq!(end, Some(buf.len()), "all placed");
         let mut at = 8;
         for (j, &n) in sizes.iter().enumerate() {
             assert_eq!(starts[j], at);
@@ -481,8 +514,38 @@ mod ordered_tests {
         assert!(o.place(1, &[2; 5]));
         assert!(o.report(2, 9, 10));
         assert!(o.place(2, &[3; 9]));
-        assert_eq!(o.finish().map(|f| f.1), Some(19));
+        assert_eq!(o.finish().1, Some(19));
         assert_eq!(&buf[..20], &[1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3, 3, 0]);
+    }
+
+    /// Records handed back by one chunk's `finish` serve the next, of another block count,
+    /// with nothing of the first left in them.
+    #[test]
+    fn records_are_reused_across_chunks() {
+        let mut big = vec![0u8; 100];
+        let o = Ordered::new(&mut big, 0, 5, 100);
+        for j in 0..5 {
+            assert!(o.report(j, 10, 20));
+        }
+        for j in 0..5 {
+            assert!(o.place(j, &[j as u8; 10]));
+        }
+        let (records, end) = o.finish();
+        assert_eq!(end, Some(50));
+        let mut small = vec![0u8; 12];
+        // SAFETY: a borrowed buffer, valid for its length while `o` lives.
+        let o = unsafe { Ordered::from_raw(small.as_mut_ptr(), small.len(), 2, 2, 10, records) };
+        assert!(!o.place(0, &[7; 4]), "no report carried over");
+        assert!(o.report(1, 6, 6) && o.report(0, 4, 4));
+        assert!(o.place(1, &[8; 6]) && o.place(0, &[7; 4]));
+        let (records, end) = o.finish();
+        assert_eq!((records.starts(), end), (&[2, 6][..], Some(12)));
+        assert_eq!(small, [0, 0, 7, 7, 7, 7, 8, 8, 8, 8, 8, 8]);
+        // Unfinished blocks are reported as such, whatever the records held.
+        let mut one = vec![0u8; 8];
+        // SAFETY: as above.
+        let o = unsafe { Ordered::from_raw(one.as_mut_ptr(), one.len(), 0, 1, 8, records) };
+        assert_eq!(o.finish().1, None);
     }
 
     #[test]
@@ -494,7 +557,7 @@ mod ordered_tests {
         assert!(!o.report(0, 7, 10), "4 + 10 + 7 > 20");
         assert!(!o.report(1, 1, 10), "after an overflow");
         assert!(!o.place(0, &[0; 7]));
-        assert!(o.finish().is_none());
+        assert!(o.finish().1.is_none());
         assert!(buf.iter().all(|&b| b == 0), "nothing written");
     }
 }

@@ -1,5 +1,6 @@
 //! What parallel calls ask of the heap, counted by a global allocator of this test binary:
-//! the thread pool allocates nothing per call. (Its unbounded channels allocated a block
+//! the thread pool allocates nothing per call, and a parallel compression no more than a
+//! serial one. (Its unbounded channels allocated a block
 //! every 31 messages wherever the heap's end was at the time; a block that lived on pinned
 //! glibc's heap above freed chunks, and a super-chunk made three times at two threads
 //! peaked 4-5 MiB higher on its third run; see `bench/mem.c schunk 2`.)
@@ -9,6 +10,9 @@
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
+use blosc2::chunk::compress::Compressor;
+use blosc2::chunk::params::CompressParams;
+use blosc2::codecs::Codec;
 use blosc2::threads::Pool;
 
 struct Counting;
@@ -58,7 +62,7 @@ fn counted(f: impl FnOnce()) -> usize {
 }
 
 #[test]
-fn parallel_calls_allocate_nothing() {
+fn parallel_calls_allocate_no_more_than_serial_ones() {
     // 200 parallel calls of a two-thread pool: no allocation at all.
     let pool = Pool::new(2).expect("threads");
     let hits = AtomicUsize::new(0);
@@ -74,4 +78,28 @@ fn parallel_calls_allocate_nothing() {
     });
     assert_eq!(hits.load(Ordering::Relaxed), 402);
     assert_eq!(n, 0, "the pool allocated {n} times in 200 calls");
+
+    // Chunks compressed by two threads, once the context has compressed a few: the chunk's
+    // vector and its shrink each, as at one thread (before the per-block records and the
+    // threads' waiting lists were kept: 8 a chunk). A few more are allowed: which thread
+    // takes which blocks is the scheduler's choice, and a thread's list of waiting blocks
+    // grows the first time it holds more of them than before.
+    let data: Vec<u8> = (0..1u64 << 19).flat_map(|i| (i / 3 + if i % 7 == 0 { i } else { 0 }).to_le_bytes()).collect();
+    for nthreads in [1, 2] {
+        let params = CompressParams::default().with_codec(Codec::Lz4).with_typesize(8).with_nthreads(nthreads);
+        let mut comp = Compressor::new(params);
+        let first = comp.compress_to_vec(&data).expect("compress");
+        for _ in 0..4 {
+            comp.compress_to_vec(&data).expect("compress");
+        }
+        let mut same = true;
+        let n = counted(|| {
+            for _ in 0..20 {
+                same &= comp.compress_to_vec(&data).expect("compress") == first;
+            }
+        });
+        assert!(same, "{nthreads} threads: another chunk");
+        assert!(n <= 2 * 20 + 6, "{nthreads} threads: {n} allocations for 20 chunks");
+    }
 }
+

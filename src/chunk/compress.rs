@@ -4,7 +4,6 @@
 
 use crate::copy::{copy_bytes, Deferred};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
 
 use super::blocksize::{compute_blocksize, split_block};
@@ -953,13 +952,16 @@ impl Compressor {
         dest.upto(start); // Header and block starts: written below, initialized now.
         let area = dest.as_mut_ptr();
         let bound = (0..job.nblocks).map(|j| job.block_bound(j)).sum();
+        // The per-block records and each thread's list of blocks waiting for their place
+        // are kept in the scratch from chunk to chunk: a parallel compression allocates
+        // nothing once they have grown (see `threads::Placement`).
+        let records = std::mem::take(&mut self.workers.scratch(0).placement);
         // SAFETY: `area` is valid for writes of `limit` bytes (Dest::as_mut_ptr); nothing
         // else touches `dest` until `ordered` is finished below.
-        let ordered = unsafe { Ordered::from_raw(area, limit, start, job.nblocks, bound) };
+        let ordered = unsafe { Ordered::from_raw(area, limit, start, job.nblocks, bound, records) };
         let next = AtomicUsize::new(0);
         let failed = AtomicBool::new(false);
         let error: Mutex<Option<Error>> = Mutex::new(None);
-        let waiting: Vec<Mutex<VecDeque<(usize, usize, usize)>>> = (0..nthreads).map(|_| Mutex::new(VecDeque::new())).collect();
         // Blocks are claimed in runs of consecutive ones (`blocks_per_claim`).
         let per_claim = super::decompress::blocks_per_claim(job.blocksize, job.nblocks, nthreads);
         self.workers.run(nthreads, &|tid| {
@@ -968,7 +970,8 @@ impl Compressor {
             let mut used = 0usize;
             // This thread's blocks not in the chunk yet, in block order: (block, offset in
             // arena, size).
-            let mut mine: VecDeque<(usize, usize, usize)> = VecDeque::new();
+            let mut mine = std::mem::take(&mut sc.pending);
+            mine.clear();
             'runs: loop {
                 if failed.load(Ordering::Relaxed) {
                     break;
@@ -1007,44 +1010,46 @@ impl Compressor {
                     }
                 }
             }
-            *waiting[tid].lock().unwrap_or_else(|e| e.into_inner()) = mine;
+            sc.pending = mine;
             sc.out = arena;
         })?;
-        if let Some(e) = error.into_inner().unwrap_or_else(|e| e.into_inner()) {
-            return Err(e);
-        }
-        if failed.load(Ordering::Relaxed) {
-            return Ok(0);
+        let error = error.into_inner().unwrap_or_else(|e| e.into_inner());
+        if error.is_some() || failed.load(Ordering::Relaxed) {
+            self.workers.scratch(0).placement = ordered.finish().0;
+            return error.map_or(Ok(0), Err);
         }
         // The blocks still waiting (the chunk was not sure to fit until the end, as with
         // poorly compressible data: nearly all of them) are copied by the threads that hold
         // them, unless only this thread's are left. (A block not placed makes `finish` fail.)
-        let waiting: Vec<VecDeque<(usize, usize, usize)>> =
-            waiting.into_iter().map(|w| w.into_inner().unwrap_or_else(|e| e.into_inner())).collect();
-        let place_own = |tid: usize, own: VecDeque<(usize, usize, usize)>| {
-            if own.is_empty() {
-                return;
-            }
-            let sc = self.workers.scratch(tid);
-            for (k, at, n) in own {
+        let place_own = |tid: usize| {
+            let mut sc = self.workers.scratch(tid);
+            let mut own = std::mem::take(&mut sc.pending);
+            for &(k, at, n) in &own {
                 ordered.place(k, &sc.out[at..at + n]);
             }
+            own.clear();
+            sc.pending = own;
         };
-        if waiting[1..].iter().all(|w| w.is_empty()) {
-            waiting.into_iter().enumerate().for_each(|(tid, own)| place_own(tid, own));
+        if (1..nthreads).all(|tid| self.workers.scratch(tid).pending.is_empty()) {
+            place_own(0);
         } else {
-            self.workers.run_pieces(nthreads, waiting, &place_own)?;
+            self.workers.run_pieces(nthreads, vec![(); nthreads], &|tid, ()| place_own(tid))?;
         }
-        let (starts, pos) = ordered.finish().ok_or(Error::Failure)?;
+        let (records, end) = ordered.finish();
+        let Some(pos) = end else {
+            self.workers.scratch(0).placement = records;
+            return Err(Error::Failure);
+        };
         // SAFETY: `upto(start)` initialized the bytes before `start`, and the blocks, placed
         // one after the other from `start`, wrote every byte up to `pos`.
         unsafe { dest.assume_written(pos) };
         let out = dest.upto(pos);
         if !training {
-            for (j, &at) in starts.iter().enumerate() {
+            for (j, &at) in records.starts().iter().enumerate() {
                 put_i32(out, hlen + 4 * j, at as i32);
             }
         }
+        self.workers.scratch(0).placement = records;
         Ok(pos)
     }
 

@@ -33,6 +33,12 @@ pub struct Scratch {
     pub lazy: Vec<u8>,
     /// Raw streams whose copy a serial compression defers.
     pub(crate) raw: crate::copy::DeferredCopies,
+    /// A parallel compression's blocks this thread holds in `out`, not in the chunk yet:
+    /// (block, offset in `out`, size), in block order.
+    pub(crate) pending: std::collections::VecDeque<(usize, usize, usize)>,
+    /// The per-block records of a parallel compression (the calling thread's, tid 0), kept
+    /// from chunk to chunk.
+    pub(crate) placement: crate::threads::Placement,
 }
 
 /// Block buffers at least this large go back to [`SPARE_BUFS`] after each call (see

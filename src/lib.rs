@@ -48,6 +48,8 @@ pub(crate) mod scratch;
 pub mod settings;
 pub mod threads;
 pub mod version;
+#[cfg(test)]
+mod test_rng;
 
 pub use error::{Error, Result};
 pub use version::Generation;

@@ -42,6 +42,8 @@
 //!   reference's slightly conservative test of two free bytes before each literal, and one
 //!   free byte after each match.
 
+use super::lz77::{copy_overlapping, read_u64, repeat_pattern, WIDE_STEP};
+
 /// Longest literal run one control byte can describe.
 const MAX_COPY: usize = 32;
 /// Matches whose distance code (distance - 1) is below this use the 2-byte form.
@@ -293,10 +295,6 @@ fn read_u32(buf: &[u8], pos: usize) -> u32 {
     u32::from_le_bytes(buf[pos..pos + 4].try_into().unwrap())
 }
 
-#[inline(always)]
-fn read_u64(buf: &[u8], pos: usize) -> u64 {
-    u64::from_le_bytes(buf[pos..pos + 8].try_into().unwrap())
-}
 
 /// Hash of a 4-byte sequence into a table of `N` (a power of two) entries.
 #[inline(always)]
@@ -963,31 +961,6 @@ fn copy_match(out: &mut [u8], op: usize, dist: usize, len: usize) {
     copy_overlapping(out, op, dist, len);
 }
 
-/// 8 bytes of the pattern of period `dist` (1 to 7) whose first `dist` bytes are the low bytes
-/// of `w` (little-endian).
-#[inline(always)]
-fn repeat_pattern(w: u64, dist: usize) -> u64 {
-    match dist {
-        1 => (w & 0xFF) * 0x0101_0101_0101_0101,
-        2 => (w & 0xFFFF) * 0x0001_0001_0001_0001,
-        4 => (w & 0xFFFF_FFFF) * 0x0000_0001_0000_0001,
-        _ => {
-            let bits = 8 * dist as u32;
-            let p = w & ((1u64 << bits) - 1);
-            let mut v = p;
-            let mut sh = bits;
-            while sh < 64 {
-                v |= p << sh;
-                sh += bits;
-            }
-            v
-        }
-    }
-}
-
-/// For a period `dist` below 8, the smallest multiple of it that is at least 8.
-const WIDE_STEP: [usize; 8] = [8, 8, 8, 9, 8, 10, 12, 14];
-
 /// [`copy_match`] for `dist < 8`, `dist < len <= 16`, with 16 bytes of room at `op`: builds
 /// 8 bytes of the repeating pattern in a register.
 #[inline(never)]
@@ -1001,84 +974,10 @@ fn copy_short_period(out: &mut [u8], op: usize, dist: usize, len: usize) {
     }
 }
 
-/// From this length on, an overlapping match is copied a whole number of periods at a time.
-const LONG_MATCH: usize = 64;
-
-/// The general case of [`copy_match`]: `dist < len`, the source overlaps the destination.
-#[inline(never)]
-pub(super) fn copy_overlapping(out: &mut [u8], op: usize, dist: usize, len: usize) {
-    let end = op + len;
-    if dist == 1 {
-        let b = out[op - 1];
-        out[op..end].fill(b);
-        return;
-    }
-    // The output is periodic with period `dist`, so any multiple of it is an equally valid
-    // distance; chunks never read bytes they (or later chunks) write when the distance is at
-    // least the chunk size.  Chunks may run past `end` while there is room; the last bytes
-    // before the end of `out` are copied one at a time.
-    let room = out.len();
-    let mut d = op;
-    if dist >= 16 && len >= LONG_MATCH {
-        // Long matches: copy whole periods from the match's start, doubling each time (the
-        // bytes from `op - dist` to `d` always hold a whole number of periods).
-        let from = op - dist;
-        while d < end {
-            let n = (d - from).min(end - d);
-            out.copy_within(from..from + n, d);
-            d += n;
-        }
-        return;
-    }
-    if dist >= 16 {
-        while d < end && d + 16 <= room {
-            out.copy_within(d - dist..d - dist + 16, d);
-            d += 16;
-        }
-    } else if len >= LONG_MATCH && op + 16 <= room {
-        // Long match, short period: keep 16 bytes of the pattern in a register and advance
-        // it by 16 bytes each step (a rotation by `16 % dist` bytes), so that no load waits
-        // for the store before it (copying from `d - step` ran at store-forwarding latency).
-        let mut window = [0u8; 16];
-        let period = &out[op - dist..op];
-        for (w, &b) in window.iter_mut().zip(period.iter().cycle()) {
-            *w = b;
-        }
-        let mut w = u128::from_le_bytes(window);
-        let r = 16 % dist;
-        while d < end && d + 16 <= room {
-            out[d..d + 16].copy_from_slice(&w.to_le_bytes());
-            if r != 0 {
-                w = (w >> (8 * r)) | (w << (8 * (dist - r)));
-            }
-            d += 16;
-        }
-    } else if op + 8 <= room {
-        let step = if dist < 8 {
-            // The first 8 bytes come from a register; from then on a multiple of the period
-            // at least 8 bytes back is available.
-            let v = repeat_pattern(read_u64(out, op - dist), dist);
-            out[op..op + 8].copy_from_slice(&v.to_le_bytes());
-            d += 8;
-            WIDE_STEP[dist]
-        } else {
-            dist
-        };
-        while d < end && d + 8 <= room {
-            let v = read_u64(out, d - step);
-            out[d..d + 8].copy_from_slice(&v.to_le_bytes());
-            d += 8;
-        }
-    }
-    while d < end {
-        out[d] = out[d - dist];
-        d += 1;
-    }
-}
-
 #[cfg(test)]
-pub(crate) mod tests {
+mod tests {
     use super::*;
+    use crate::test_rng::Rng;
 
     /// The branchy byte index agrees with the trailing-zero count for every lowest set bit,
     /// with any bits above it.
@@ -1090,30 +989,6 @@ pub(crate) mod tests {
             let above = rng.next_u64().checked_shl(bit + 1).unwrap_or(0);
             for diff in [low, low | above] {
                 assert_eq!(first_set_byte(diff), (diff.trailing_zeros() / 8) as usize, "{diff:#x}");
-            }
-        }
-    }
-
-    /// Small deterministic PRNG (xorshift64*), so the tests need no dependencies.
-    pub(crate) struct Rng(u64);
-    impl Rng {
-        pub(crate) fn new(seed: u64) -> Self {
-            Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
-        }
-        pub(crate) fn next_u64(&mut self) -> u64 {
-            let mut x = self.0;
-            x ^= x >> 12;
-            x ^= x << 25;
-            x ^= x >> 27;
-            self.0 = x;
-            x.wrapping_mul(0x2545_F491_4F6C_DD1D)
-        }
-        pub(crate) fn below(&mut self, n: usize) -> usize {
-            (self.next_u64() % n as u64) as usize
-        }
-        pub(crate) fn fill(&mut self, buf: &mut [u8]) {
-            for b in buf {
-                *b = self.next_u64() as u8;
             }
         }
     }

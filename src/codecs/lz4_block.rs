@@ -15,7 +15,7 @@
 //! with zeros, which is what liblz4's copy produces. The tests compare the two decoders on
 //! valid, truncated, mutated and random streams.
 
-use super::blosclz::copy_overlapping;
+use super::lz77::copy_overlapping;
 use crate::copy::copy_bytes;
 
 const MINMATCH: usize = 4;
@@ -220,7 +220,7 @@ fn copy_match(dst: &mut [u8], op: usize, offset: usize, len: usize) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::codecs::blosclz::tests::Rng;
+    use crate::test_rng::Rng;
     use crate::codecs::lz4;
 
     /// Both decoders on one input and output size: the same verdict, the same bytes.

@@ -10,6 +10,7 @@ pub mod b2nd_meta;
 pub mod blosclz;
 pub mod lz4;
 pub mod lz4_block;
+mod lz77;
 pub mod ndlz;
 pub mod registry;
 pub mod snappy;

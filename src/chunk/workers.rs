@@ -37,7 +37,10 @@ pub struct Scratch {
     /// (block, offset in `out`, size), in block order.
     pub(crate) pending: std::collections::VecDeque<(usize, usize, usize)>,
     /// The per-block records of a parallel compression (the calling thread's, tid 0), kept
-    /// from chunk to chunk.
+    /// from chunk to chunk. Only tid 0's is used (the others stay empty vectors); it lives
+    /// here rather than in [`Workers`] so that it travels with the scratch areas a dropped
+    /// context leaves to the next one ([`SPARE`]), and a context made per call finds it
+    /// grown.
     pub(crate) placement: crate::threads::Placement,
 }
 

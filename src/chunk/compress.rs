@@ -12,6 +12,7 @@ use super::header::*;
 use super::hooks::{BlockInfo, Prefilter, Tuner};
 use super::params::CompressParams;
 use super::pipeline::{self, PipelineParams, Slot};
+use super::runs::is_run;
 use super::workers::{Scratch, Workers};
 use crate::threads::Ordered;
 use crate::codecs::{self, registry as codec_registry, Codec, Dict};
@@ -184,36 +185,6 @@ impl<'a> Job<'a> {
     fn block_bound(&self, j: usize) -> usize {
         self.block_len(j) + self.nstreams(j) * 5
     }
-}
-
-/// `true` when every byte of `s` equals the first one.
-///
-/// Runs are common (the zero planes of shuffled integers), so the scan matters: after an
-/// early look at the first word (most streams differ there), 64-byte chunks are compared
-/// with one branch each, in a form the compiler turns into vector code.
-fn is_run(s: &[u8]) -> bool {
-    let Some(&first) = s.first() else { return false };
-    let word = u64::from_ne_bytes([first; 8]);
-    let differs = |c: &[u8]| u64::from_ne_bytes(c.try_into().expect("8 bytes")) != word;
-    if s.len() >= 8 && differs(&s[..8]) {
-        return false;
-    }
-    let mut chunks = s.chunks_exact(64);
-    for c in &mut chunks {
-        let mut acc = 0u64;
-        for w in c.chunks_exact(8) {
-            acc |= u64::from_ne_bytes(w.try_into().expect("8 bytes")) ^ word;
-        }
-        if acc != 0 {
-            return false;
-        }
-    }
-    let rest = chunks.remainder();
-    let mut words = rest.chunks_exact(8);
-    if words.any(differs) {
-        return false;
-    }
-    words.remainder().iter().all(|&b| b == first)
 }
 
 fn put_i32(dest: &mut [u8], at: usize, v: i32) {
@@ -1133,27 +1104,6 @@ impl<'a> Job<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn runs() {
-        assert!(is_run(&[3; 100]));
-        assert!(!is_run(&[]));
-        let mut v = vec![9u8; 37];
-        assert!(is_run(&v));
-        v[36] = 1;
-        assert!(!is_run(&v));
-        // A differing byte anywhere, over lengths that end in each part of the scan.
-        for len in [1usize, 7, 8, 9, 63, 64, 65, 71, 72, 200, 1000] {
-            let v = vec![0xA5u8; len];
-            assert!(is_run(&v), "len {len}");
-            // A one-byte buffer is always a run.
-            for i in (0..len).filter(|_| len > 1) {
-                let mut w = v.clone();
-                w[i] ^= 0x10;
-                assert!(!is_run(&w), "len {len}, byte {i}");
-            }
-        }
-    }
 
     use super::super::decompress::Decompressor;
     use super::super::params::DecompressParams;

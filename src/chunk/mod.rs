@@ -10,6 +10,7 @@ pub mod hooks;
 pub mod lazy;
 pub mod params;
 pub mod pipeline;
+mod runs;
 pub mod special;
 pub mod v1;
 pub mod spare;

@@ -1383,28 +1383,12 @@ mod tests {
 
     #[test]
     fn copy_match_all_distances() {
-        let mut rng = Rng::new(11);
         // Short distances over every length to 150; longer ones (periods of a few hundred
         // bytes) up to lengths that take several doublings.
         let cases = (1..40usize)
             .flat_map(|d| (3..150usize).map(move |l| (d, l)))
             .chain([63usize, 64, 100, 255, 256, 257].into_iter().flat_map(|d| (3..1200usize).step_by(7).map(move |l| (d, l))));
-        for (dist, len) in cases {
-            {
-                let pre = dist.max(64);
-                for slack in [0usize, 5, 40] {
-                    let total = pre + len + slack;
-                    let mut buf = vec![0u8; total];
-                    rng.fill(&mut buf[..pre]);
-                    let mut expect = buf.clone();
-                    for i in pre..pre + len {
-                        expect[i] = expect[i - dist];
-                    }
-                    copy_match(&mut buf, pre, dist, len);
-                    assert_eq!(buf[..pre + len], expect[..pre + len], "dist {dist} len {len}");
-                }
-            }
-        }
+        super::super::lz77::assert_copies_matches(copy_match, cases, 64, &[0, 5, 40], 11);
     }
 
     #[test]

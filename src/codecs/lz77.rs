@@ -115,33 +115,47 @@ pub(super) fn copy_overlapping(out: &mut [u8], op: usize, dist: usize, len: usiz
     }
 }
 
+/// Checks a decoder's match copy `copy(out, op, dist, len)` against the definition (each
+/// byte is the one `dist` before it) for each `(dist, len)` of `cases`, with at least `pre`
+/// random bytes before the match and each of `slacks` bytes of room after it: the bytes up
+/// to the match's end must be the definition's. For the decoders' own tests too.
+#[cfg(test)]
+pub(super) fn assert_copies_matches(
+    copy: impl Fn(&mut [u8], usize, usize, usize),
+    cases: impl Iterator<Item = (usize, usize)>,
+    pre: usize,
+    slacks: &[usize],
+    seed: u64,
+) {
+    let mut rng = crate::test_rng::Rng::new(seed);
+    for (dist, len) in cases {
+        let pre = dist.max(pre);
+        for &slack in slacks {
+            let mut buf = vec![0u8; pre + len + slack];
+            rng.fill(&mut buf[..pre]);
+            let mut expect = buf.clone();
+            for i in pre..pre + len {
+                expect[i] = expect[i - dist];
+            }
+            copy(&mut buf, pre, dist, len);
+            assert_eq!(buf[..pre + len], expect[..pre + len], "dist {dist} len {len} slack {slack}");
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::test_rng::Rng;
 
     /// Every distance that overlaps, against the byte-by-byte definition, with and without
     /// room past the match (the paths that write ahead need it), and the bytes before the
     /// match left alone.
     #[test]
     fn overlapping_copies_repeat_the_period() {
-        let mut rng = Rng::new(23);
         let cases = (1..40usize)
             .flat_map(|d| (d + 1..160usize).map(move |l| (d, l)))
             .chain([63usize, 64, 100, 255, 256].into_iter().flat_map(|d| (d + 1..1300usize).step_by(11).map(move |l| (d, l))));
-        for (dist, len) in cases {
-            let pre = dist.max(32);
-            for slack in [0usize, 3, 8, 16, 40] {
-                let mut buf = vec![0u8; pre + len + slack];
-                rng.fill(&mut buf[..pre]);
-                let mut expect = buf.clone();
-                for i in pre..pre + len {
-                    expect[i] = expect[i - dist];
-                }
-                copy_overlapping(&mut buf, pre, dist, len);
-                assert_eq!(buf[..pre + len], expect[..pre + len], "dist {dist} len {len} slack {slack}");
-            }
-        }
+        assert_copies_matches(copy_overlapping, cases, 32, &[0, 3, 8, 16, 40], 23);
     }
 
     /// The register pattern holds the period's bytes in order, and each wide step is the

@@ -90,10 +90,28 @@ struct Parsed {
 /// half-written: one that does not parse is refused, as the reference refuses it.
 fn parse_frame(store: &mut dyn Storage, base: u64, kind: &FrameKind) -> Result<Parsed> {
     match parse_stored(store, base, kind) {
+        Ok(p) if matches!(kind, FrameKind::Contiguous { path: Some(_) }) && store.len()? > base + p.len as u64 => {
+            // Bytes past the frame's end: an append may have been cut short while its chunk
+            // overwrote the old index, which then parses but lists other offsets. A newer
+            // index at the end of the file that lists this frame's chunks and one more is
+            // the one to trust (looked for only within the size such an index can have).
+            let bound = 8 * (p.offsets.len() as i64 + 1) + 2 * EXTENDED_HEADER_LENGTH as i64;
+            match recover_torn_append(store, base, kind, bound) {
+                Ok(t) if !same_entries(&t.offsets, &p.offsets) => Ok(t),
+                _ => Ok(p),
+            }
+        }
         Ok(p) => Ok(p),
         Err(e) if matches!(kind, FrameKind::Contiguous { path: None }) => Err(e),
-        Err(e) => recover_stale_header(store, base, kind).map_err(|_| e),
+        Err(e) => recover_stale_header(store, base, kind)
+            .or_else(|_| recover_torn_append(store, base, kind, TORN_INDEX_WINDOW))
+            .map_err(|_| e),
     }
+}
+
+/// Whether two indexes list the same entries.
+fn same_entries(a: &Index, b: &Index) -> bool {
+    a.len() == b.len() && a.iter().zip(b.iter()).all(|(x, y)| x == y)
 }
 
 /// How many chunks a stale header may miss: an append or an insert adds one.
@@ -213,6 +231,122 @@ fn recover_stale_header(store: &mut dyn Storage, base: u64, kind: &FrameKind) ->
         return Ok(Parsed { header, trailer, offsets, payload_len, has_index: true, len: end });
     }
     Err(Error::InvalidHeader)
+}
+
+/// How far before the trailer [`recover_torn_append`] looks for the index: the index of the
+/// largest frame it recovers (2^20 chunks, 8 MiB of entries, as many bytes plus a header
+/// when stored uncompressed).
+const TORN_INDEX_WINDOW: i64 = (8 << 20) + 64;
+
+/// An append (or insert) cut short in the middle of writing its chunk over the old index
+/// and trailer: Linux stops a `write` of several pages between two of them when the writer
+/// gets a fatal signal, so the frame holds neither the old tail nor the whole chunk (the
+/// frame's header, written last, is the old one; the chunk's header, written after its
+/// payload, is still the old index's). The new index and trailer, written first past
+/// the old end, are complete: the index lists every old chunk and the new one, whose offset
+/// is where the old payload ended. Dropping that entry gives the old index back, checked
+/// against the old header's counters, and the frame reads as it was before the change (the
+/// next change rewrites its tail). The index is found backwards from the trailer, as the
+/// chunk header whose `cbytes` ends there. Contiguous frame files only (a sparse frame's
+/// chunks are files of their own).
+fn recover_torn_append(store: &mut dyn Storage, base: u64, kind: &FrameKind, window_max: i64) -> Result<Parsed> {
+    if !matches!(kind, FrameKind::Contiguous { .. }) {
+        return Err(Error::InvalidHeader);
+    }
+    let end = i64::try_from(store.len()?.checked_sub(base).ok_or(Error::ReadBuffer)?).map_err(|_| Error::InvalidHeader)?;
+    if end < (HEADER_MINLEN + TRAILER_MINLEN) as i64 {
+        return Err(Error::ReadBuffer);
+    }
+    let (header_len, _) = FrameHeader::peek_lengths(&store.read_vec(base, HEADER_MINLEN)?)?;
+    if header_len as i64 > end {
+        return Err(Error::InvalidHeader);
+    }
+    let header = FrameHeader::parse(&store.read_vec(base, header_len as usize)?)?;
+    if header.frame_type != FrameType::Contiguous || header.cbytes < 0 || header.nbytes < 0 {
+        return Err(Error::InvalidHeader);
+    }
+    let old_payload = if header.nbytes == 0 { 0 } else { header.cbytes };
+    let tail = store.read_vec(base + end as u64 - TRAILER_MINLEN as u64, TRAILER_MINLEN)?;
+    let trailer_len = FrameTrailer::len_from_end(&tail, end)? as i64;
+    let trailer_pos = end - trailer_len;
+    let trailer = FrameTrailer::parse(&store.read_vec(base + trailer_pos as u64, trailer_len as usize)?)?;
+    // The new chunk starts where the old payload ended; the index follows it.
+    let chunk_pos = (header_len as i64).checked_add(old_payload).ok_or(Error::InvalidHeader)?;
+    let first = (chunk_pos + EXTENDED_HEADER_LENGTH as i64).max(trailer_pos - window_max.min(TORN_INDEX_WINDOW));
+    let last = trailer_pos - EXTENDED_HEADER_LENGTH as i64;
+    if first > last {
+        return Err(Error::InvalidHeader);
+    }
+    let window = store.read_vec(base + first as u64, (trailer_pos - first) as usize)?;
+    let field = |at: usize| i32::from_le_bytes(window[at..at + 4].try_into().expect("4 bytes"));
+    for q in (first..=last).rev() {
+        let at = (q - first) as usize;
+        // A chunk header: nbytes at 4, cbytes at 12.
+        let (nb, cb) = (field(at + 4), field(at + 12));
+        if cb as i64 != trailer_pos - q || nb < 8 || nb % 8 != 0 {
+            continue;
+        }
+        match torn_append_index(store, base, (&header, header_len, &trailer), old_payload, &window[at..], nb as usize / 8) {
+            Ok(p) => return Ok(p),
+            Err(_) => continue,
+        }
+    }
+    Err(Error::InvalidHeader)
+}
+
+/// [`recover_torn_append`]'s check of one candidate index (`index`, `nchunks` entries): one
+/// entry is the new chunk at the old payload's end, the others are the old chunks, inside
+/// the old payload and adding up to the old header's `nbytes`.
+fn torn_append_index(
+    store: &mut dyn Storage,
+    base: u64,
+    (header, header_len, trailer): (&FrameHeader, i32, &FrameTrailer),
+    old_payload: i64,
+    index: &[u8],
+    nchunks: usize,
+) -> Result<Parsed> {
+    offsets::index_nbytes(nchunks as i64)?;
+    let offsets = offsets::decode_index(index.to_vec(), nchunks, MAX_INDEX_RATIO)?;
+    let mut kept = Vec::with_capacity((nchunks - 1) * 8);
+    let (mut dropped, mut nbytes) = (0usize, 0i64);
+    for n in 0..nchunks {
+        let entry = offsets.get(n).ok_or(Error::InvalidHeader)?;
+        if entry == old_payload && dropped == 0 {
+            dropped = 1;
+            continue;
+        }
+        let add = match ChunkLocation::decode(entry)? {
+            ChunkLocation::Stored(off) => {
+                if off < 0 || off > old_payload - EXTENDED_HEADER_LENGTH as i64 {
+                    return Err(Error::InvalidHeader);
+                }
+                let ch = store.read_vec(base + header_len as u64 + off as u64, EXTENDED_HEADER_LENGTH)?;
+                let h = ChunkHeader::read_min(&ch)?;
+                if off + h.cbytes as i64 > old_payload {
+                    return Err(Error::InvalidHeader);
+                }
+                h.nbytes as i64
+            }
+            // An unstored special chunk has the chunk size (a smaller last one is refused
+            // by the sum below).
+            ChunkLocation::Special(_) if header.chunksize > 0 => header.chunksize as i64,
+            ChunkLocation::Special(_) => return Err(Error::InvalidHeader),
+        };
+        nbytes = nbytes.checked_add(add).ok_or(Error::InvalidHeader)?;
+        kept.extend_from_slice(&entry.to_le_bytes());
+    }
+    if dropped != 1 || nbytes != header.nbytes {
+        return Err(Error::InvalidHeader);
+    }
+    let entries = super::entries::Entries::from_bytes(kept).ok_or(Error::InvalidHeader)?;
+    Ok(Parsed {
+        header: header.clone(),
+        trailer: trailer.clone(),
+        has_index: !entries.is_empty(),
+        offsets: Index::Dense(entries),
+        payload_len: old_payload,
+        len: header.frame_len,
+    })
 }
 
 fn parse_stored(store: &mut dyn Storage, base: u64, kind: &FrameKind) -> Result<Parsed> {
@@ -1102,9 +1236,15 @@ impl Frame {
         } else if let Some(c) = new_chunk {
             let chunk_pos = index_pos - new_cb;
             if old_len > 0 && index_pos >= self.base + old_len as u64 {
-                // The new tail lies past the old frame's end: write it first.
+                // The new tail lies past the old frame's end: write it first. Then the chunk
+                // over the old tail, its header last: a writer killed inside the payload's
+                // write (Linux stops a write of several pages between two of them on a fatal
+                // signal) leaves the old index's header where the chunk's goes, and the frame
+                // reads as before the change (`recover_torn_append`).
+                let h = EXTENDED_HEADER_LENGTH.min(c.len());
                 self.put(index_pos, &tail)?;
-                self.put(chunk_pos, c)?;
+                self.put(chunk_pos + h as u64, &c[h..])?;
+                self.put(chunk_pos, &c[..h])?;
             } else {
                 let mut all = Vec::with_capacity(c.len() + tail.len());
                 all.extend_from_slice(c);

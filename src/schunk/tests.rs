@@ -926,6 +926,61 @@ fn stale_header_after_an_interrupted_append_reads_the_tail() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A writer killed in the middle of writing an appended chunk over the old index and
+/// trailer (Linux stops a multi-page `write` between pages on a fatal signal): the old
+/// header, the new tail past the old end, and part of the chunk's payload, which is written
+/// before the chunk's header. The frame reads as before the append (the new index, found
+/// backwards from the trailer, less the new chunk), and the next append writes the frame the
+/// library writes without the torn one.
+#[test]
+fn torn_append_over_the_old_tail_reads_as_before() {
+    use crate::chunk::header::EXTENDED_HEADER_LENGTH as H;
+    let (c, d) = params(4);
+    let spec = StorageSpec { contiguous: true, urlpath: None };
+    let mut s = SuperChunk::new(c, d, &spec).unwrap();
+    let chunks: Vec<Vec<u8>> = (0..5).map(|k| data(3000, k)).collect();
+    for ch in &chunks[..3] {
+        s.append_buffer(ch).unwrap();
+    }
+    let before = s.to_buffer().unwrap().into_owned();
+    s.append_buffer(&chunks[3]).unwrap();
+    let after = s.to_buffer().unwrap().into_owned();
+    let h = FrameHeader::parse(&after).unwrap();
+    let hlen = h.header_len as usize;
+    let chunk_pos = hlen + FrameHeader::parse(&before).unwrap().cbytes as usize;
+    let index_pos = hlen + h.cbytes as usize;
+    assert!(index_pos >= before.len(), "this chunk is longer than the old index and trailer");
+    let (c, d) = params(4);
+    let mut want = SuperChunk::new(c, d, &spec).unwrap();
+    for ch in [&chunks[0], &chunks[1], &chunks[2], &chunks[4]] {
+        want.append_buffer(ch).unwrap();
+    }
+    let want = want.to_buffer().unwrap().into_owned();
+    let dir = tmpdir("torn-append");
+    let payload = index_pos - chunk_pos - H;
+    for k in (0..=payload).step_by(97).chain([1, 2, 7, 8, 9, 31, 33, payload - 1]) {
+        // The old frame, the new tail past its end, the first k bytes of the chunk's payload.
+        let mut torn = before.clone();
+        torn.resize(after.len(), 0);
+        torn[index_pos..].copy_from_slice(&after[index_pos..]);
+        let from = chunk_pos + H;
+        torn[from..from + k].copy_from_slice(&after[from..from + k]);
+        let path = dir.join(format!("torn{k}.b2frame"));
+        std::fs::write(&path, &torn).unwrap();
+        let mut r = SuperChunk::open(&path, 0).unwrap_or_else(|e| panic!("k {k}: {e:?}"));
+        assert_eq!((r.nchunks(), r.nbytes()), (3, 3 * 12000), "k {k}");
+        for (n, ch) in chunks[..3].iter().enumerate() {
+            let mut out = vec![0u8; ch.len()];
+            assert_eq!(r.decompress_chunk(n as i64, &mut out).unwrap(), ch.len(), "k {k}");
+            assert!(&out == ch, "k {k}, chunk {n}");
+        }
+        r.append_buffer(&chunks[4]).unwrap();
+        drop(r);
+        assert!(std::fs::read(&path).unwrap() == want, "k {k}: the frame after the next append");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// Storage that stops writing once a shared budget of writes is spent, as a writer killed
 /// at that point would: every later write, truncate or sync fails and changes nothing.
 struct Cut {

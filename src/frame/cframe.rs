@@ -114,6 +114,37 @@ fn same_entries(a: &Index, b: &Index) -> bool {
     a.len() == b.len() && a.iter().zip(b.iter()).all(|(x, y)| x == y)
 }
 
+/// What both recoveries read first from a frame file whose header may be stale: the
+/// storage's end (relative to `base`), the header, and the trailer that ends the storage.
+struct Ends {
+    end: i64,
+    header_len: i32,
+    header: FrameHeader,
+    trailer_pos: i64,
+    trailer: FrameTrailer,
+}
+
+/// Read [`Ends`], refusing a header of another frame type or with a negative `cbytes`.
+fn read_ends(store: &mut dyn Storage, base: u64, want_type: FrameType) -> Result<Ends> {
+    let end = i64::try_from(store.len()?.checked_sub(base).ok_or(Error::ReadBuffer)?).map_err(|_| Error::InvalidHeader)?;
+    if end < (HEADER_MINLEN + TRAILER_MINLEN) as i64 {
+        return Err(Error::ReadBuffer);
+    }
+    let (header_len, _) = FrameHeader::peek_lengths(&store.read_vec(base, HEADER_MINLEN)?)?;
+    if header_len as i64 > end {
+        return Err(Error::InvalidHeader);
+    }
+    let header = FrameHeader::parse(&store.read_vec(base, header_len as usize)?)?;
+    if header.frame_type != want_type || header.cbytes < 0 {
+        return Err(Error::InvalidHeader);
+    }
+    let tail = store.read_vec(base + end as u64 - TRAILER_MINLEN as u64, TRAILER_MINLEN)?;
+    let trailer_len = FrameTrailer::len_from_end(&tail, end)? as i64;
+    let trailer_pos = end - trailer_len;
+    let trailer = FrameTrailer::parse(&store.read_vec(base + trailer_pos as u64, trailer_len as usize)?)?;
+    Ok(Ends { end, header_len, header, trailer_pos, trailer })
+}
+
 /// How many chunks a stale header may miss: an append or an insert adds one.
 const RECOVERY_MAX_NEW_CHUNKS: usize = 4;
 
@@ -130,24 +161,8 @@ fn recover_stale_header(store: &mut dyn Storage, base: u64, kind: &FrameKind) ->
         FrameKind::Sparse { dir } => Some(dir.clone()),
         FrameKind::Contiguous { .. } => None,
     };
-    let end = i64::try_from(store.len()?.checked_sub(base).ok_or(Error::ReadBuffer)?).map_err(|_| Error::InvalidHeader)?;
-    if end < (HEADER_MINLEN + TRAILER_MINLEN) as i64 {
-        return Err(Error::ReadBuffer);
-    }
-    let fixed = store.read_vec(base, HEADER_MINLEN)?;
-    let (header_len, _) = FrameHeader::peek_lengths(&fixed)?;
-    if header_len as i64 > end {
-        return Err(Error::InvalidHeader);
-    }
-    let mut header = FrameHeader::parse(&store.read_vec(base, header_len as usize)?)?;
     let want_type = if sparse_dir.is_some() { FrameType::Sparse } else { FrameType::Contiguous };
-    if header.frame_type != want_type || header.cbytes < 0 {
-        return Err(Error::InvalidHeader);
-    }
-    let tail = store.read_vec(base + end as u64 - TRAILER_MINLEN as u64, TRAILER_MINLEN)?;
-    let trailer_len = FrameTrailer::len_from_end(&tail, end)? as i64;
-    let trailer_pos = end - trailer_len;
-    let trailer = FrameTrailer::parse(&store.read_vec(base + trailer_pos as u64, trailer_len as usize)?)?;
+    let Ends { end, header_len, mut header, trailer_pos, trailer } = read_ends(store, base, want_type)?;
     // A sparse frame's index file has no payload: its index follows the header.
     let stale_payload = if sparse_dir.is_some() { 0 } else { header.cbytes };
     let mut q = (header_len as i64).checked_add(stale_payload).ok_or(Error::InvalidHeader)?;
@@ -253,23 +268,11 @@ fn recover_torn_append(store: &mut dyn Storage, base: u64, kind: &FrameKind, win
     if !matches!(kind, FrameKind::Contiguous { .. }) {
         return Err(Error::InvalidHeader);
     }
-    let end = i64::try_from(store.len()?.checked_sub(base).ok_or(Error::ReadBuffer)?).map_err(|_| Error::InvalidHeader)?;
-    if end < (HEADER_MINLEN + TRAILER_MINLEN) as i64 {
-        return Err(Error::ReadBuffer);
-    }
-    let (header_len, _) = FrameHeader::peek_lengths(&store.read_vec(base, HEADER_MINLEN)?)?;
-    if header_len as i64 > end {
-        return Err(Error::InvalidHeader);
-    }
-    let header = FrameHeader::parse(&store.read_vec(base, header_len as usize)?)?;
-    if header.frame_type != FrameType::Contiguous || header.cbytes < 0 || header.nbytes < 0 {
+    let Ends { header_len, header, trailer_pos, trailer, .. } = read_ends(store, base, FrameType::Contiguous)?;
+    if header.nbytes < 0 {
         return Err(Error::InvalidHeader);
     }
     let old_payload = if header.nbytes == 0 { 0 } else { header.cbytes };
-    let tail = store.read_vec(base + end as u64 - TRAILER_MINLEN as u64, TRAILER_MINLEN)?;
-    let trailer_len = FrameTrailer::len_from_end(&tail, end)? as i64;
-    let trailer_pos = end - trailer_len;
-    let trailer = FrameTrailer::parse(&store.read_vec(base + trailer_pos as u64, trailer_len as usize)?)?;
     // The new chunk starts where the old payload ended; the index follows it.
     let chunk_pos = (header_len as i64).checked_add(old_payload).ok_or(Error::InvalidHeader)?;
     let first = (chunk_pos + EXTENDED_HEADER_LENGTH as i64).max(trailer_pos - window_max.min(TORN_INDEX_WINDOW));

@@ -873,21 +873,24 @@ fn generation_v2_keeps_fixed_chunk_sizes() {
     }
 }
 
+/// The in-memory contiguous frame of a super-chunk (`params(4)`) with `chunks` appended.
+fn frame_of(chunks: &[Vec<u8>]) -> Vec<u8> {
+    let (c, d) = params(4);
+    let mut s = SuperChunk::new(c, d, &StorageSpec { contiguous: true, urlpath: None }).unwrap();
+    for ch in chunks {
+        s.append_buffer(ch).unwrap();
+    }
+    s.to_buffer().unwrap().into_owned()
+}
+
 /// A writer stopped between the tail and the header of an append leaves a stale header; the
 /// frame then reads as its tail describes it (the appended chunk included), and a frame
 /// whose new tail went past the old end before the chunk was written reads as before.
 #[test]
 fn stale_header_after_an_interrupted_append_reads_the_tail() {
-    let (c, d) = params(4);
-    let spec = StorageSpec { contiguous: true, urlpath: None };
-    let mut s = SuperChunk::new(c, d, &spec).unwrap();
     let chunks: Vec<Vec<u8>> = (0..4).map(|k| data(3000, k)).collect();
-    for ch in &chunks[..3] {
-        s.append_buffer(ch).unwrap();
-    }
-    let before = s.to_buffer().unwrap().into_owned();
-    s.append_buffer(&chunks[3]).unwrap();
-    let after = s.to_buffer().unwrap().into_owned();
+    let before = frame_of(&chunks[..3]);
+    let after = frame_of(&chunks[..4]);
     let hlen = FrameHeader::parse(&after).unwrap().header_len as usize;
     // The new tail and the cut, but the old header.
     let mut stale = after.clone();
@@ -935,27 +938,15 @@ fn stale_header_after_an_interrupted_append_reads_the_tail() {
 #[test]
 fn torn_append_over_the_old_tail_reads_as_before() {
     use crate::chunk::header::EXTENDED_HEADER_LENGTH as H;
-    let (c, d) = params(4);
-    let spec = StorageSpec { contiguous: true, urlpath: None };
-    let mut s = SuperChunk::new(c, d, &spec).unwrap();
     let chunks: Vec<Vec<u8>> = (0..5).map(|k| data(3000, k)).collect();
-    for ch in &chunks[..3] {
-        s.append_buffer(ch).unwrap();
-    }
-    let before = s.to_buffer().unwrap().into_owned();
-    s.append_buffer(&chunks[3]).unwrap();
-    let after = s.to_buffer().unwrap().into_owned();
+    let before = frame_of(&chunks[..3]);
+    let after = frame_of(&chunks[..4]);
     let h = FrameHeader::parse(&after).unwrap();
     let hlen = h.header_len as usize;
     let chunk_pos = hlen + FrameHeader::parse(&before).unwrap().cbytes as usize;
     let index_pos = hlen + h.cbytes as usize;
     assert!(index_pos >= before.len(), "this chunk is longer than the old index and trailer");
-    let (c, d) = params(4);
-    let mut want = SuperChunk::new(c, d, &spec).unwrap();
-    for ch in [&chunks[0], &chunks[1], &chunks[2], &chunks[4]] {
-        want.append_buffer(ch).unwrap();
-    }
-    let want = want.to_buffer().unwrap().into_owned();
+    let want = frame_of(&[chunks[0].clone(), chunks[1].clone(), chunks[2].clone(), chunks[4].clone()]);
     let dir = tmpdir("torn-append");
     let payload = index_pos - chunk_pos - H;
     for k in (0..=payload).step_by(97).chain([1, 2, 7, 8, 9, 31, 33, payload - 1]) {

@@ -47,6 +47,7 @@ for p in sorted(meta["packages"], key=lambda p: (p["name"], p["version"])):
         "zstd-sys": [("zstd/*", "2016-present Meta Platforms, Inc. and affiliates", "BSD-3-Clause or GPL-2")],
         "libz-sys": [("src/zlib/*", "1995-2024 Jean-loup Gailly and Mark Adler", "Zlib"),
                      ("src/zlib-ng/*", "1995-2024 Jean-loup Gailly, Mark Adler and the zlib-ng contributors", "Zlib")],
+        "libdeflate-sys": [("libdeflate/*", "2016 Eric Biggers, 2024 Google LLC", "MIT")],
         "zfp-sys": [("zfp/*", "2014-2023 Lawrence Livermore National Security, LLC", "BSD-3-Clause")],
     }.get(name, [])
     for pattern, copyright, lic in bundled:

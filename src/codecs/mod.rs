@@ -14,6 +14,8 @@ mod lz77;
 pub mod ndlz;
 pub mod registry;
 pub mod snappy;
+#[cfg(feature = "libdeflate")]
+pub mod deflate;
 pub mod zlib;
 pub mod zfp;
 pub mod zfp_lib;
@@ -244,7 +246,7 @@ pub fn decompress_stream(
         FORMAT_SNAPPY => snappy::decompress_with_libsnappy(src, dest),
         #[cfg(not(feature = "snappy-compress"))]
         FORMAT_SNAPPY => snappy::decompress(src, dest),
-        FORMAT_ZLIB => zlib::decompress(src, dest),
+        FORMAT_ZLIB => scratch.zlib.decompress(src, dest),
         FORMAT_ZSTD => match dict {
             DDict::Zstd(d) => scratch.zstd.decompress_with_dict(src, dest, d),
             _ => scratch.zstd.decompress(src, dest),

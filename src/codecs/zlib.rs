@@ -1,5 +1,7 @@
 //! zlib streams through zlib-ng in zlib-compatible mode (what the reference bundles), or the
-//! system zlib in builds with the `system-codecs` feature (the c-blosc 1.x face).
+//! system zlib in builds with the `system-codecs` feature (the c-blosc 1.x face); with the
+//! `libdeflate` feature (libblosc2's builds), most streams through libdeflate instead
+//! ([`ZlibState::compress`] and [`ZlibState::decompress`] say which).
 
 use libz_sys as z;
 
@@ -14,6 +16,65 @@ use libz_sys as z;
 pub struct ZlibState {
     /// Boxed so that its address, handed to zlib as the allocator's `opaque`, is stable.
     arena: Option<Box<Arena>>,
+    /// libdeflate's compressor for the last level it served (one at a time: ~700 KiB each).
+    #[cfg(feature = "libdeflate")]
+    compressor: Option<super::deflate::Compressor>,
+    #[cfg(feature = "libdeflate")]
+    decompressor: Option<super::deflate::Decompressor>,
+}
+
+/// Streams where at least this many per mille of the sampled positions sit in a run of one
+/// byte value stay with zlib-ng at every level. On such data (the shuffled byte planes of
+/// smooth floats or of integer ramps) libdeflate was measured slower than zlib-ng, 0.3-0.4x
+/// on the shuffled int64 ramp at clevel 5, and its streams of shuffled smooth floats slower
+/// to decode (0.90x the reference). Smooth floats' shuffled blocks sample 200-500 per mille;
+/// unshuffled data, rainfall and random bytes well below 200.
+#[cfg(feature = "libdeflate")]
+const RUN_SHARE_ZLIB_NG: usize = 200;
+
+/// Streams that expand this many times or more are decoded by zlib-ng: there the streams
+/// are mostly long matches, which its decoder copies faster (libdeflate read the shuffled
+/// int64 ramp at clevel 5, 155x, at 0.53x the reference); below, libdeflate reads 1.1-1.7x
+/// faster than the reference (45x, the ramp at clevel 1: 1.28x).
+#[cfg(feature = "libdeflate")]
+const INFLATE_RATIO: usize = 64;
+
+/// The libdeflate level that writes clevel `clevel`'s streams of `src` (the same number), or
+/// `None` where zlib-ng writes them:
+/// * clevels 0-1: zlib-ng's quick level is faster than any of libdeflate's (libdeflate's
+///   level 1 took 1.2-1.45x zlib-ng's time, for streams 5-45% smaller);
+/// * clevels 6-9: libdeflate's level 6 writes repetitive text 7% larger than zlib-ng's,
+///   its levels 7-9 took 1.5-2.6x the reference's time on the unshuffled int64 ramp, and
+///   its lower levels write streams up to 8% larger than zlib-ng's levels 7-9 on such text;
+/// * run-heavy data ([`RUN_SHARE_ZLIB_NG`]).
+///
+/// At clevels 2-5 libdeflate writes the benchmark's data 1.3-1.7x faster than zlib-ng
+/// (clevel 5), in streams of within -2% to +1.6% of zlib-ng's size there (README, "zlib
+/// through libdeflate").
+#[cfg(feature = "libdeflate")]
+fn libdeflate_level(clevel: u8, src: &[u8]) -> Option<u8> {
+    if !(2..=5).contains(&clevel) || run_share(src) >= RUN_SHARE_ZLIB_NG {
+        return None;
+    }
+    Some(clevel)
+}
+
+/// Per mille of sampled positions of `src` whose next 8 bytes equal the 8 bytes one position
+/// earlier (that is, positions inside a run of nine or more equal bytes); up to 256 positions
+/// spread over the whole stream, 0 for streams under 64 bytes.
+pub fn run_share(src: &[u8]) -> usize {
+    if src.len() < 64 {
+        return 0;
+    }
+    let step = (src.len() / 256).max(16);
+    let (mut runs, mut sampled) = (0usize, 0usize);
+    for at in (1..=src.len() - 8).step_by(step) {
+        if src[at..at + 8] == src[at - 1..at + 7] {
+            runs += 1;
+        }
+        sampled += 1;
+    }
+    runs * 1000 / sampled
 }
 
 /// Memory zlib allocates from during one stream: a bump allocator over `buf`, reset between
@@ -63,12 +124,54 @@ extern "C" fn arena_free(opaque: z::voidpf, address: z::voidpf) {
 impl ZlibState {
     /// Nothing allocated yet (the arena is sized by the first stream); usable in a `static`.
     pub const fn new() -> ZlibState {
-        ZlibState { arena: None }
+        ZlibState {
+            arena: None,
+            #[cfg(feature = "libdeflate")]
+            compressor: None,
+            #[cfg(feature = "libdeflate")]
+            decompressor: None,
+        }
     }
 
-    /// Compress `src` as one zlib stream at `clevel`, the bytes `compress2` writes; 0 when
-    /// the output does not fit in `dest` or zlib fails.
+    /// Compress `src` as one zlib stream at `clevel`; 0 when the output does not fit in
+    /// `dest` or the library fails. With the `libdeflate` feature, libdeflate writes it where
+    /// [`libdeflate_level`] names a level; otherwise (and without the feature) zlib-ng does,
+    /// the bytes `compress2` writes.
     pub fn compress(&mut self, src: &[u8], dest: &mut [u8], clevel: u8) -> usize {
+        #[cfg(feature = "libdeflate")]
+        if let Some(level) = libdeflate_level(clevel, src) {
+            if self.compressor.as_ref().is_none_or(|c| c.level() != level) {
+                self.compressor = None;
+                self.compressor = super::deflate::Compressor::new(level);
+            }
+            if let Some(c) = self.compressor.as_mut() {
+                return c.zlib_compress(src, dest);
+            }
+            // No memory for libdeflate: zlib-ng below (it allocates less).
+        }
+        self.compress_zlib_ng(src, dest, clevel)
+    }
+
+    /// Decode one zlib stream: the bytes written, `None` for a corrupt stream or one that
+    /// does not fit. With the `libdeflate` feature, libdeflate decodes streams that expand
+    /// less than [`INFLATE_RATIO`] times; a stream it refuses goes to zlib-ng too, so every
+    /// verdict on bad input is zlib's (libdeflate writes nothing beyond `dest`, and a
+    /// stream both accept decodes to the same bytes: the format defines them).
+    pub fn decompress(&mut self, src: &[u8], dest: &mut [u8]) -> Option<usize> {
+        #[cfg(feature = "libdeflate")]
+        if dest.len() / INFLATE_RATIO < src.len() {
+            if self.decompressor.is_none() {
+                self.decompressor = super::deflate::Decompressor::new();
+            }
+            if let Some(n) = self.decompressor.as_mut().and_then(|d| d.zlib_decompress(src, dest)) {
+                return Some(n);
+            }
+        }
+        decompress(src, dest)
+    }
+
+    /// [`compress`](Self::compress) through zlib-ng: the bytes `compress2` writes.
+    fn compress_zlib_ng(&mut self, src: &[u8], dest: &mut [u8], clevel: u8) -> usize {
         // One deflate call takes at most 4 GiB each way; streams here are far smaller.
         let (Ok(avail_in), Ok(avail_out)) = (z::uInt::try_from(src.len()), z::uInt::try_from(dest.len()))
         else {
@@ -187,11 +290,11 @@ mod tests {
                 let mut a = vec![0u8; src.len() * 2 + 64];
                 let mut b = a.clone();
                 let na = compress(src, &mut a, level);
-                let nb = state.compress(src, &mut b, level);
+                let nb = state.compress_zlib_ng(src, &mut b, level);
                 assert!(na > 0);
                 assert!(a[..na] == b[..nb], "level {level}, {} bytes, {na} vs {nb}, round {round}", src.len());
                 if src.len() > 1000 {
-                    assert_eq!(state.compress(src, &mut tiny, level), 0);
+                    assert_eq!(state.compress_zlib_ng(src, &mut tiny, level), 0);
                 }
             }
         }
@@ -215,5 +318,119 @@ mod tests {
         if cfg!(not(feature = "system-codecs")) {
             assert_eq!(version(), "2.3.3");
         }
+    }
+
+    /// Data with matches at many distances and few runs: text-like words.
+    #[cfg(feature = "libdeflate")]
+    fn words(len: usize, seed: u64) -> Vec<u8> {
+        let words: [&[u8]; 5] = [b"blosc ", b"chunk ", b"frame ", b"2.3.3 ", b"zlib! "];
+        let mut rng = crate::test_rng::Rng::new(seed);
+        let mut out = Vec::new();
+        while out.len() < len {
+            out.extend_from_slice(words[rng.below(words.len())]);
+        }
+        out.truncate(len);
+        out
+    }
+
+    #[test]
+    fn run_share_counts_positions_in_runs() {
+        assert_eq!(run_share(&[7u8; 63]), 0, "too short to sample");
+        assert_eq!(run_share(&[7u8; 100_000]), 1000);
+        let mut noise = vec![0u8; 100_000];
+        crate::test_rng::Rng::new(5).fill(&mut noise);
+        assert_eq!(run_share(&noise), 0);
+        // Half runs, half noise: about half the samples.
+        noise[..50_000].fill(9);
+        let share = run_share(&noise);
+        assert!((480..=520).contains(&share), "{share}");
+        // A run of eight equal bytes is not enough: the window is nine bytes.
+        let eights: Vec<u8> = (0..100_000u32).map(|i| (i / 8) as u8).collect();
+        assert!(run_share(&eights) < 20, "{}", run_share(&eights));
+        let nines: Vec<u8> = (0..100_000u32).map(|i| (i / 100) as u8).collect();
+        assert!(run_share(&nines) > 900, "{}", run_share(&nines));
+    }
+
+    /// Which library writes a stream: libdeflate from clevel 2 on, zlib-ng at clevel 1 and
+    /// on run-heavy data (the bytes `compress2` writes), and both kinds read back through
+    /// the state and through zlib-ng alike.
+    #[cfg(feature = "libdeflate")]
+    #[test]
+    fn each_stream_goes_to_its_library() {
+        let text = words(200_000, 1);
+        let runs: Vec<u8> = (0..200_000u32).map(|i| (i / 1000) as u8).collect();
+        assert!(run_share(&text) < RUN_SHARE_ZLIB_NG && run_share(&runs) >= RUN_SHARE_ZLIB_NG);
+        let mut state = ZlibState::new();
+        for clevel in 0..=9u8 {
+            for (name, src, zlib_ng) in [("text", &text, !(2..=5).contains(&clevel)), ("runs", &runs, true)] {
+                let mut ours = vec![0u8; src.len() + 1024];
+                let mut theirs = ours.clone();
+                let n = state.compress(src, &mut ours, clevel);
+                let m = compress(src, &mut theirs, clevel);
+                assert!(n > 0 && m > 0);
+                assert_eq!(ours[..n] == theirs[..m], zlib_ng, "{name} at clevel {clevel}");
+                if !zlib_ng {
+                    assert_eq!(state.compressor.as_ref().unwrap().level(), clevel);
+                    // Within 6% of zlib-ng's size at the same level, smaller at clevels 2-3.
+                    // (This five-word text is the worst case found for libdeflate: zlib-ng's
+                    // medium levels 4-5 write it 3-5.5% smaller.)
+                    assert!(n * 100 <= m * 106, "{name} at clevel {clevel}: {n} vs {m}");
+                    assert!(clevel > 3 || n < m, "{name} at clevel {clevel}: {n} vs {m}");
+                }
+                let mut back = vec![0u8; src.len()];
+                assert_eq!(state.decompress(&ours[..n], &mut back), Some(src.len()));
+                assert!(back == *src);
+                back.fill(0);
+                assert_eq!(decompress(&ours[..n], &mut back), Some(src.len()));
+                assert!(back == *src);
+            }
+        }
+    }
+
+    /// On damaged streams the state gives zlib's verdicts and zlib's bytes, whichever
+    /// library decodes: libdeflate's refusals go to zlib-ng, and what libdeflate accepts
+    /// zlib accepts with the same output.
+    #[cfg(feature = "libdeflate")]
+    #[test]
+    fn damaged_streams_get_zlibs_verdicts() {
+        let mut rng = crate::test_rng::Rng::new(11);
+        let mut state = ZlibState::new();
+        let text = words(30_000, 2);
+        let runs: Vec<u8> = (0..300_000u32).map(|i| (i / 3000) as u8).collect();
+        let mut streams = Vec::new();
+        for (src, clevel) in [(&text, 1u8), (&text, 5), (&text, 9), (&runs, 5)] {
+            let mut z = vec![0u8; src.len() + 1024];
+            let n = state.compress(src, &mut z, clevel);
+            z.truncate(n);
+            streams.push((src.clone(), z));
+        }
+        // The run stream expands past INFLATE_RATIO (zlib-ng decodes it), the others not.
+        assert!(streams[3].1.len() * INFLATE_RATIO < runs.len());
+        let (mut accepted, mut refused) = (0, 0);
+        for (src, z) in &streams {
+            for _ in 0..300 {
+                let mut bad = z.clone();
+                for _ in 0..1 + rng.below(3) {
+                    let at = rng.below(bad.len());
+                    bad[at] ^= 1 << rng.below(8);
+                }
+                if rng.below(4) == 0 {
+                    bad.truncate(rng.below(bad.len()));
+                }
+                let mut a = vec![0u8; src.len()];
+                let mut b = vec![0u8; src.len()];
+                let ra = state.decompress(&bad, &mut a);
+                let rb = decompress(&bad, &mut b);
+                assert_eq!(ra, rb);
+                if let Some(k) = ra {
+                    assert!(a[..k] == b[..k]);
+                    accepted += 1;
+                } else {
+                    refused += 1;
+                }
+            }
+        }
+        // Most damage is caught (the Adler-32 at least); the test saw both outcomes.
+        assert!(refused > 1000, "{accepted} accepted, {refused} refused");
     }
 }

@@ -177,6 +177,12 @@ fn matrix_both_directions() {
                             let undefined_tail = (kind == 3 || kind == 4) && n % ts_eff != 0;
                             if codec == 0 && nthreads == 1 && !undefined_tail {
                                 assert!(mine == theirs, "blosclz chunk differs: kind {kind} ts {ts} cl {clevel} n {n} ({} vs {} bytes)\n ours {:02x?}\n ref  {:02x?}", mine.len(), theirs.len(), &mine[..48.min(mine.len())], &theirs[..48.min(theirs.len())]);
+                            } else if codec == 4 && (2..=5).contains(&clevel) {
+                                // zlib at clevels 2-5 is libdeflate's (README, "zlib through
+                                // libdeflate"): other streams, up to 5% larger (the interop
+                                // check's bar), smaller by any amount.
+                                let (a, b) = (mine.len() as f64, theirs.len() as f64);
+                                assert!(a <= 1.05 * b + 64.0, "zlib chunk >5% larger: kind {kind} ts {ts} cl {clevel} n {n}: {a} vs {b}");
                             } else {
                                 let (a, b) = (mine.len() as f64, theirs.len() as f64);
                                 assert!((a - b).abs() <= 0.01 * b + 64.0, "size differs >1%: codec {codec} kind {kind} ts {ts} cl {clevel} n {n}: {a} vs {b}");

@@ -66,9 +66,15 @@ fn parallel_calls_allocate_no_more_than_serial_ones() {
     // 200 parallel calls of a two-thread pool: no allocation at all.
     let pool = Pool::new(2).expect("threads");
     let hits = AtomicUsize::new(0);
+    // The warm-up call's jobs wait a little, so that this thread blocks on the replies, and
+    // the workers get time to block on their next job before the count starts: the first
+    // time a thread blocks on a channel, std allocates its waiting context once (seen as 2
+    // allocations under load, when a thread happened not to have blocked before the count).
     pool.run(&|_| {
         hits.fetch_add(1, Ordering::Relaxed);
+        std::thread::sleep(std::time::Duration::from_millis(20));
     });
+    std::thread::sleep(std::time::Duration::from_millis(100));
     let n = counted(|| {
         for _ in 0..200 {
             assert!(pool.run(&|_| {

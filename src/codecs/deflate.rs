@@ -104,23 +104,11 @@ impl Drop for Decompressor {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::test_rng::Rng;
-
-    /// Text-like data: words from a small vocabulary, so there are matches at all distances.
-    fn sample(len: usize, seed: u64) -> Vec<u8> {
-        let words: [&[u8]; 6] = [b"blosc ", b"chunk ", b"frame ", b"deflate ", b"12345 ", b"x"];
-        let mut rng = Rng::new(seed);
-        let mut out = Vec::with_capacity(len + 16);
-        while out.len() < len {
-            out.extend_from_slice(words[rng.below(words.len())]);
-        }
-        out.truncate(len);
-        out
-    }
+    use crate::test_rng::words;
 
     #[test]
     fn round_trip_at_every_level_and_through_zlib() {
-        let src = sample(100_000, 7);
+        let src = words(100_000, 7);
         let mut dec = Decompressor::new().unwrap();
         for level in 1..=12 {
             let mut c = Compressor::new(level).unwrap();
@@ -140,7 +128,7 @@ mod tests {
 
     #[test]
     fn too_small_a_destination_is_refused() {
-        let src = sample(10_000, 3);
+        let src = words(10_000, 3);
         let mut c = Compressor::new(6).unwrap();
         let mut z = vec![0u8; 20_000];
         let n = c.zlib_compress(&src, &mut z);

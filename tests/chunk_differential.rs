@@ -165,9 +165,16 @@ fn matrix_both_directions() {
                             let what = format!("codec {codec} kind {kind} ts {ts} cl {clevel} n {n} nt {nthreads}");
                             let back = decompress_ours(&theirs, n, nthreads, &what);
                             assert!(comparable(kind, ts, &src, &back), "we could not read ref: codec {codec} kind {kind} ts {ts} cl {clevel} n {n}");
-                            // Same header decisions.
-                            let hm = &mine[..16.min(mine.len())];
-                            let ht = &theirs[..16.min(theirs.len())];
+                            // Same header decisions. zlib from clevel 2 on is libdeflate's, whose
+                            // stream of nearly incompressible data can fit where zlib-ng's does
+                            // not (or the reverse): the chunk is then stored by one library and
+                            // not by the other, so the "memcpyed" flag may differ there.
+                            let mut hm = mine[..16.min(mine.len())].to_vec();
+                            let mut ht = theirs[..16.min(theirs.len())].to_vec();
+                            if codec == 4 && clevel >= 2 {
+                                hm[2] &= !0x02;
+                                ht[2] &= !0x02;
+                            }
                             if hm[..12] != ht[..12] || mine[16..32] != theirs[16..32] {
                                 mismatched_headers.push(format!("codec {codec} kind {kind} ts {ts} cl {clevel} n {n}: ours {:02x?} ref {:02x?}", &mine[..32], &theirs[..32]));
                             }
@@ -177,8 +184,8 @@ fn matrix_both_directions() {
                             let undefined_tail = (kind == 3 || kind == 4) && n % ts_eff != 0;
                             if codec == 0 && nthreads == 1 && !undefined_tail {
                                 assert!(mine == theirs, "blosclz chunk differs: kind {kind} ts {ts} cl {clevel} n {n} ({} vs {} bytes)\n ours {:02x?}\n ref  {:02x?}", mine.len(), theirs.len(), &mine[..48.min(mine.len())], &theirs[..48.min(theirs.len())]);
-                            } else if codec == 4 && (2..=5).contains(&clevel) {
-                                // zlib at clevels 2-5 is libdeflate's (README, "zlib through
+                            } else if codec == 4 && clevel >= 2 {
+                                // zlib from clevel 2 on is libdeflate's (README, "zlib through
                                 // libdeflate"): other streams, up to 5% larger (the interop
                                 // check's bar), smaller by any amount.
                                 let (a, b) = (mine.len() as f64, theirs.len() as f64);

@@ -39,24 +39,23 @@ const RUN_SHARE_ZLIB_NG: usize = 200;
 #[cfg(feature = "libdeflate")]
 const INFLATE_RATIO: usize = 64;
 
-/// The libdeflate level that writes clevel `clevel`'s streams of `src` (the same number), or
-/// `None` where zlib-ng writes them:
+/// The libdeflate level that writes clevel `clevel`'s streams of `src`, or `None` where
+/// zlib-ng writes them:
 /// * clevels 0-1: zlib-ng's quick level is faster than any of libdeflate's (libdeflate's
 ///   level 1 took 1.2-1.45x zlib-ng's time, for streams 5-45% smaller);
-/// * clevels 6-9: libdeflate's level 6 writes repetitive text 7% larger than zlib-ng's,
-///   its levels 7-9 took 1.5-2.6x the reference's time on the unshuffled int64 ramp, and
-///   its lower levels write streams up to 8% larger than zlib-ng's levels 7-9 on such text;
 /// * run-heavy data ([`RUN_SHARE_ZLIB_NG`]).
 ///
-/// At clevels 2-5 libdeflate writes the benchmark's data 1.3-1.7x faster than zlib-ng
-/// (clevel 5), in streams of within -2% to +1.6% of zlib-ng's size there (README, "zlib
-/// through libdeflate").
+/// clevels 2-6 take libdeflate's level of the same number, clevels 7-9 its level 7:
+/// libdeflate's levels 8-9 (lazy2, up to 600 candidates a position) took 1.4-2.6x the
+/// reference's time on the unshuffled int64 ramp, and level 7 writes within -1.7% to +0.3%
+/// of zlib-ng's level 9 on text, code, executables and the rainfall chunk (README, "zlib
+/// through libdeflate"), against -3% to +1.6% on the benchmark's data.
 #[cfg(feature = "libdeflate")]
 fn libdeflate_level(clevel: u8, src: &[u8]) -> Option<u8> {
-    if !(2..=5).contains(&clevel) || run_share(src) >= RUN_SHARE_ZLIB_NG {
+    if clevel <= 1 || run_share(src) >= RUN_SHARE_ZLIB_NG {
         return None;
     }
-    Some(clevel)
+    Some(clevel.min(7))
 }
 
 /// Per mille of sampled positions of `src` whose next 8 bytes equal the 8 bytes one position
@@ -338,18 +337,21 @@ mod tests {
         assert!(run_share(&nines) > 900, "{}", run_share(&nines));
     }
 
-    /// Which library writes a stream: libdeflate from clevel 2 on, zlib-ng at clevel 1 and
-    /// on run-heavy data (the bytes `compress2` writes), and both kinds read back through
-    /// the state and through zlib-ng alike.
+    /// Which library writes a stream: libdeflate from clevel 2 on (its level 7 for clevels
+    /// 7-9), zlib-ng at clevels 0-1 and on run-heavy data (the bytes `compress2` writes),
+    /// and both kinds read back through the state and through zlib-ng alike.
     #[cfg(feature = "libdeflate")]
     #[test]
     fn each_stream_goes_to_its_library() {
         let text = crate::test_rng::words(200_000, 1);
+        let code = include_bytes!("blosclz.rs").to_vec();
         let runs: Vec<u8> = (0..200_000u32).map(|i| (i / 1000) as u8).collect();
-        assert!(run_share(&text) < RUN_SHARE_ZLIB_NG && run_share(&runs) >= RUN_SHARE_ZLIB_NG);
+        assert!(run_share(&text) < RUN_SHARE_ZLIB_NG && run_share(&code) < RUN_SHARE_ZLIB_NG);
+        assert!(run_share(&runs) >= RUN_SHARE_ZLIB_NG);
         let mut state = ZlibState::new();
         for clevel in 0..=9u8 {
-            for (name, src, zlib_ng) in [("text", &text, !(2..=5).contains(&clevel)), ("runs", &runs, true)] {
+            let deflate = clevel >= 2;
+            for (name, src, zlib_ng) in [("text", &text, !deflate), ("code", &code, !deflate), ("runs", &runs, true)] {
                 let mut ours = vec![0u8; src.len() + 1024];
                 let mut theirs = ours.clone();
                 let n = state.compress(src, &mut ours, clevel);
@@ -357,11 +359,13 @@ mod tests {
                 assert!(n > 0 && m > 0);
                 assert_eq!(ours[..n] == theirs[..m], zlib_ng, "{name} at clevel {clevel}");
                 if !zlib_ng {
-                    assert_eq!(state.compressor.as_ref().unwrap().level(), clevel);
-                    // Within 6% of zlib-ng's size at the same level, smaller at clevels 2-3.
-                    // (This five-word text is the worst case found for libdeflate: zlib-ng's
-                    // medium levels 4-5 write it 3-5.5% smaller.)
-                    assert!(n * 100 <= m * 106, "{name} at clevel {clevel}: {n} vs {m}");
+                    assert_eq!(state.compressor.as_ref().unwrap().level(), clevel.min(7));
+                    // Against zlib-ng at the same clevel: this source file within 2.5%;
+                    // the five-word text, the worst case found, within 8% (zlib-ng's
+                    // medium levels write it 3-7% smaller, its level 9 7.7% smaller than
+                    // libdeflate's level 7); both smaller at clevels 2-3.
+                    let bound = if name == "code" { 1025 } else { 1080 };
+                    assert!(n * 1000 <= m * bound, "{name} at clevel {clevel}: {n} vs {m}");
                     assert!(clevel > 3 || n < m, "{name} at clevel {clevel}: {n} vs {m}");
                 }
                 let mut back = vec![0u8; src.len()];

@@ -12,6 +12,8 @@ pub mod lz4;
 pub mod lz4_block;
 mod lz77;
 pub mod ndlz;
+#[cfg(feature = "libdeflate")]
+mod noise;
 pub mod registry;
 pub mod snappy;
 #[cfg(feature = "libdeflate")]

@@ -615,7 +615,11 @@ static int bench_one(const char *rain, const char *set, const char *codec, int f
   }
   const char *off = getenv("BENCH_DEST_OFFSET");
   size_t o = off ? (size_t)atoi(off) % 4096 : 16;
-  int32_t n = sets[s].n, cap = n + BLOSC2_MAX_OVERHEAD;
+  /* The matrix's output capacity (N + overhead, not n + overhead): with room for the larger
+   * chunk, an incompressible chunk whose size is not a multiple of its typesize is written as
+   * blocks (the rainfall grid: two) rather than copied whole behind its header. */
+  const int32_t N = 4 << 20;
+  int32_t n = sets[s].n, cap = (n > N ? n : N) + BLOSC2_MAX_OVERHEAD;
   blosc2_context *cc[8], *dc[8];
   unsigned char *comp[8], *back[8];
   int cbytes[8];

@@ -38,3 +38,33 @@ pub fn words(len: usize, seed: u64) -> Vec<u8> {
     out.truncate(len);
     out
 }
+
+/// Records of `len` bytes (8 to 15), each the one before with up to `changed` bytes
+/// replaced, and after one record in `burst_every` a burst of new bytes: the sequences
+/// have matches 8 to 15 bytes back behind literals of every length, some whose match
+/// starts within the literals. That is what scripts/zstd/ and scripts/lz4/
+/// near-match-first.patch must decode exactly (matches that start within the literals by
+/// the codec's own path). New bytes come from 64 values, so that zstd Huffman-codes the
+/// literals (raw literals it reads in place, never through its split buffer).
+pub fn records(total: usize, changed: usize, burst_every: usize, seed: u64) -> Vec<u8> {
+    let mut rng = Rng::new(seed);
+    let mut byte = move || (rng.next_u64() % 64) as u8;
+    let mut out: Vec<u8> = (0..16).map(|_| byte()).collect();
+    let mut pick = Rng::new(!seed);
+    while out.len() < total {
+        let len = 8 + pick.below(8);
+        let start = out.len() - len;
+        let mut record = out[start..].to_vec();
+        for _ in 0..1 + pick.below(changed) {
+            record[pick.below(len)] = byte();
+        }
+        out.extend_from_slice(&record);
+        if pick.below(burst_every) == 0 {
+            for _ in 0..1 + pick.below(40) {
+                out.push(byte());
+            }
+        }
+    }
+    out.truncate(total);
+    out
+}

@@ -257,6 +257,7 @@ pub fn version() -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_rng::records;
 
     #[test]
     fn round_trip_and_bad_input() {
@@ -300,6 +301,42 @@ mod tests {
                 assert!(na > 0);
                 assert_eq!(&a[..na], &b[..nb], "level {level}, {} bytes", src.len());
                 assert_eq!(state.compress(src, &mut tiny, level).unwrap(), 0);
+            }
+        }
+    }
+
+    /// lz4.c is built with scripts/lz4/near-match-first.patch (x86-64): matches 8 or more
+    /// bytes back whose first bytes precede the literals are read before the literals are
+    /// written. Records of 8 to 15 bytes have such matches behind literals of every length
+    /// (and others that start within the literals); LZ4 and LZ4HC streams of them must
+    /// decode to the bytes the encoder was given, into outputs of the exact size and with
+    /// room to spare, and with a dictionary (the decoder's other prefix).
+    #[test]
+    fn near_matches_decode_exactly() {
+        let inputs = [(1, 300_000, 3, 64), (2, 100_000, 6, 64), (3, 5_000, 2, 64), (4, 60_000, 3, 1)];
+        for (seed, total, changed, burst_every) in inputs {
+            let src = records(total, changed, burst_every, seed);
+            let mut c = vec![0u8; total + total / 200 + 64];
+            let n = compress(&src, &mut c, 1).unwrap();
+            let mut all = vec![(c[..n].to_vec(), "lz4".to_string())];
+            for level in [1, 5, 9] {
+                let n = compress_hc(&src, &mut c, level).unwrap();
+                all.push((c[..n].to_vec(), format!("lz4hc {level}")));
+            }
+            for (stream, what) in &all {
+                assert!(stream.len() < total, "seed {seed} {what}: {} bytes", stream.len());
+                for slack in [0, 4096] {
+                    let mut d = vec![0xA5u8; total + slack];
+                    assert_eq!(decompress(stream, &mut d), Some(total), "seed {seed} {what}");
+                    assert!(d[..total] == src[..], "seed {seed} {what} slack {slack}: wrong bytes");
+                }
+            }
+            let dict = records(4096, changed, burst_every, seed + 100);
+            for hc in [false, true] {
+                let n = compress_with_dict(&src, &mut c, &dict, hc, 5).unwrap();
+                let mut d = vec![0u8; total];
+                assert_eq!(decompress_with_dict(&c[..n], &mut d, &dict), Some(total), "seed {seed} dict hc {hc}");
+                assert!(d == src, "seed {seed} dict hc {hc}: wrong bytes");
             }
         }
     }

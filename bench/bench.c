@@ -44,6 +44,9 @@
 #include "blosc2/codecs-registry.h"
 #include "blosc2/filters-registry.h"
 
+/* Bytes of each of the matrix's generated data sets (and its output capacity). */
+enum { N = 4 << 20 };
+
 static double now(void) {
   struct timespec t;
   clock_gettime(CLOCK_MONOTONIC, &t);
@@ -440,7 +443,6 @@ static int bench_quick(double budget) {
       }
   free(a); free(b);
 
-  const int N = 4 << 20;
   float *smooth = malloc(N);
   for (int i = 0; i < N / 4; i++) smooth[i] = (float)(sin(i * 1e-3) * 100.0 + (xs() % 16) * 1e-4);
   int64_t *ramp = malloc(N);
@@ -484,7 +486,6 @@ static int bench_quick(double budget) {
 /* The matrix's data sets (the rainfall grid as read from `rain`, when given; the others
  * 4 MiB): smooth float32, an int64 ramp, the grid, random bytes. Returns how many. */
 static int make_sets(const char *rain, dataset *sets) {
-  const int N = 4 << 20;
   int nsets = 0;
   rng = 88172645463325252ULL;
   float *smooth = malloc(N);
@@ -516,7 +517,6 @@ static int make_sets(const char *rain, dataset *sets) {
  * library differed by 10-30% from run to run on the same code). */
 static int bench_matrix(double budget, const char *rain, const char *only, const api *libs, int nlibs) {
   for (int l = 0; l < nlibs; l++) libs[l].init();
-  const int N = 4 << 20;
   dataset sets[4];
   int nsets = make_sets(rain, sets);
   float *smooth = (float *)sets[0].data;
@@ -618,7 +618,6 @@ static int bench_one(const char *rain, const char *set, const char *codec, int f
   /* The matrix's output capacity (N + overhead, not n + overhead): with room for the larger
    * chunk, an incompressible chunk whose size is not a multiple of its typesize is written as
    * blocks (the rainfall grid: two) rather than copied whole behind its header. */
-  const int32_t N = 4 << 20;
   int32_t n = sets[s].n, cap = (n > N ? n : N) + BLOSC2_MAX_OVERHEAD;
   blosc2_context *cc[8], *dc[8];
   unsigned char *comp[8], *back[8];

@@ -39,13 +39,13 @@ pub fn words(len: usize, seed: u64) -> Vec<u8> {
     out
 }
 
-/// Records of `len` bytes (8 to 15), each the one before with up to `changed` bytes
-/// replaced, and after one record in `burst_every` a burst of new bytes: the sequences
-/// have matches 8 to 15 bytes back behind literals of every length, some whose match
-/// starts within the literals. That is what scripts/zstd/ and scripts/lz4/
-/// near-match-first.patch must decode exactly (matches that start within the literals by
-/// the codec's own path). New bytes come from 64 values, so that zstd Huffman-codes the
-/// literals (raw literals it reads in place, never through its split buffer).
+/// `total` bytes of records of 8 to 15 bytes, each the one before with up to `changed`
+/// bytes replaced, and after one record in `burst_every` a burst of new bytes. Encoded, they
+/// have matches 8 to 15 bytes back behind literals of every length, some starting within the
+/// literals: the cases scripts/zstd/ and scripts/lz4/near-match-first.patch take (the first)
+/// or must leave to the codec's own path (the second). New bytes come from 64 values, so
+/// that zstd Huffman-codes the literals (raw literals it reads in place, never through its
+/// split buffer).
 pub fn records(total: usize, changed: usize, burst_every: usize, seed: u64) -> Vec<u8> {
     let mut rng = Rng::new(seed);
     let mut byte = move || (rng.next_u64() % 64) as u8;

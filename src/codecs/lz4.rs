@@ -305,8 +305,8 @@ mod tests {
         }
     }
 
-    /// lz4.c is built with scripts/lz4/near-match-first.patch (x86-64): matches 8 or more
-    /// bytes back whose first bytes precede the literals are read before the literals are
+    /// lz4.c is built with scripts/lz4/near-match-first.patch (x86-64): short matches 8 to
+    /// 15 bytes back whose first bytes precede the literals are read before the literals are
     /// written. Records of 8 to 15 bytes have such matches behind literals of every length
     /// (and others that start within the literals); LZ4 and LZ4HC streams of them must
     /// decode to the bytes the encoder was given, into outputs of the exact size and with

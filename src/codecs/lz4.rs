@@ -341,6 +341,37 @@ mod tests {
         }
     }
 
+    /// lz4hc.c is built with scripts/lz4/hc-prefix-chain.patch (x86-64): a search that
+    /// lies within the stream's own prefix, without pattern analysis (levels 3 to 8), walks
+    /// the hash chain in a loop of its own. A stream with a dictionary takes lz4's loop, and a
+    /// dictionary that shares no byte with the input (bytes from 0x80 up, the input's below)
+    /// changes nothing else: its positions are older than the input's, so they come last in
+    /// every chain, after the input's candidates in the same order, and never match. So both
+    /// must write the same bytes at every level (they do with lz4 1.10.0 unpatched).
+    #[test]
+    fn hc_prefix_chain_writes_what_the_dictionary_path_writes() {
+        let ramp: Vec<u8> = (0..40_000u64).flat_map(|i| (i & 0x7f7f).to_le_bytes()).collect();
+        let inputs = [
+            ramp,
+            records(200_000, 3, 64, 7),
+            records(30_000, 8, 2, 8),
+            crate::test_rng::words(150_000, 9),
+            (0..3_000u32).map(|i| (i / 10) as u8 & 0x7f).collect(),
+        ];
+        let mut rng = crate::test_rng::Rng::new(10);
+        let dict: Vec<u8> = (0..65_536).map(|_| 0x80 | rng.next_u64() as u8).collect();
+        for src in &inputs {
+            let mut a = vec![0u8; src.len() + src.len() / 200 + 64];
+            let mut b = a.clone();
+            for level in 1..=12u8 {
+                let na = compress_hc(src, &mut a, level).unwrap();
+                let nb = compress_with_dict(src, &mut b, &dict, true, level).unwrap();
+                assert!(na > 0 && na < src.len(), "level {level}, {} bytes", src.len());
+                assert!(a[..na] == b[..nb], "level {level}, {} bytes: {na} and {nb} bytes written", src.len());
+            }
+        }
+    }
+
     #[test]
     fn dict_round_trip() {
         let dict: Vec<u8> = (0..4096u32).map(|i| (i * 7 % 256) as u8).collect();

@@ -64,11 +64,13 @@ run() {
 # records of functions OLD lacks that counted anything.
 refresh_records() {
   awk 'BEGIN { RS = ""; ORS = "\n\n" }
-    FNR == NR { rec[$1] = $0; hash[$1] = $5; nonzero[$1] = ($0 ~ /Values:\n([0-9]+\n)*[1-9]/); next }
+    FNR == NR {
+      rec[$1] = $0; hash[$1] = $5; nonzero[$1] = ($0 ~ /Values:\n([0-9]+\n)*[1-9]/); next }
     { seen[$1] = 1
       if (($1 in hash) && hash[$1] != $5) { print rec[$1]; changed++ } else print }
     END { for (f in rec) if (!(f in seen) && nonzero[f]) { print rec[f]; added++ }
-      printf "pgo-train: %d records re-recorded, %d added\n", changed, added > "/dev/stderr" }' "$2" "$1"
+      printf "pgo-train: %d records re-recorded, %d added\n", changed, added \
+        > "/dev/stderr" }' "$2" "$1"
 }
 refresh=0
 case ${1:-all} in

@@ -27,7 +27,6 @@ impl Rng {
 
 /// Text-like test data: `len` bytes of words drawn from a vocabulary of five, so that there are
 /// matches at every distance and few runs (deflate encoders differ most on such data).
-#[cfg_attr(not(feature = "libdeflate"), allow(dead_code))]
 pub fn words(len: usize, seed: u64) -> Vec<u8> {
     const WORDS: [&[u8]; 5] = [b"blosc ", b"chunk ", b"frame ", b"2.3.3 ", b"zlib! "];
     let mut rng = Rng::new(seed);

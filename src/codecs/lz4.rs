@@ -257,7 +257,7 @@ pub fn version() -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::test_rng::records;
+    use crate::test_rng::{records, words, Rng};
 
     #[test]
     fn round_trip_and_bad_input() {
@@ -355,10 +355,10 @@ mod tests {
             ramp,
             records(200_000, 3, 64, 7),
             records(30_000, 8, 2, 8),
-            crate::test_rng::words(150_000, 9),
+            words(150_000, 9),
             (0..3_000u32).map(|i| (i / 10) as u8 & 0x7f).collect(),
         ];
-        let mut rng = crate::test_rng::Rng::new(10);
+        let mut rng = Rng::new(10);
         let dict: Vec<u8> = (0..65_536).map(|_| 0x80 | rng.next_u64() as u8).collect();
         for src in &inputs {
             let mut a = vec![0u8; src.len() + src.len() / 200 + 64];

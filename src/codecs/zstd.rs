@@ -224,7 +224,7 @@ pub fn version() -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::test_rng::records;
+    use crate::test_rng::{records, Rng};
 
     #[test]
     fn levels_match_reference_mapping() {
@@ -271,6 +271,51 @@ mod tests {
                     assert_eq!(st.decompress(&c[..n], &mut d), Some(total), "seed {seed} clevel {clevel}");
                     assert!(d[..total] == src[..], "seed {seed} clevel {clevel} slack {slack}: wrong bytes");
                 }
+            }
+        }
+    }
+
+    /// The bundled encoder is built with scripts/zstd/seq-codes-bsr.patch (x86-64), which
+    /// computes each sequence's offset code (the width of its offset) in code of its own. A
+    /// wrong code writes the offset with the wrong number of bits, which the decoder reads
+    /// back as other bytes or rejects. The input is random bytes with 48-byte copies at
+    /// distances of every width from 1 to 2^22 and their neighbours, so every offset code
+    /// the window allows is written; clevel 9 (zstd's level 22, its window 8 MiB) must find
+    /// most copies, which the size checks (92% here).
+    #[test]
+    fn offsets_of_every_width_round_trip() {
+        const COPY: usize = 48;
+        let mut distances = Vec::new();
+        for bits in 0..=22 {
+            let d = 1usize << bits;
+            distances.extend([d.saturating_sub(1).max(1), d, d + 1]);
+            if bits < 22 {
+                distances.push(d + d / 2);
+            }
+        }
+        let total = 6 << 20;
+        let mut src = vec![0u8; total];
+        Rng::new(18).fill(&mut src);
+        // Copies from the 4.5 MiB mark on (past the longest distance), every 1 KiB, cycling
+        // through the distances (each one several times).
+        let mut copies = 0;
+        for (i, at) in ((9 << 19)..total - COPY).step_by(1024).enumerate() {
+            let d = distances[i % distances.len()];
+            for k in at..at + COPY {
+                src[k] = src[k - d];
+            }
+            copies += 1;
+        }
+        let mut st = ZstdState::default();
+        let mut c = vec![0u8; total + total / 8 + 1024];
+        for clevel in [1, 5, 9] {
+            let n = st.compress(&src, &mut c, clevel);
+            assert!(n > 0 && n < total, "clevel {clevel}: {n} bytes");
+            let mut d = vec![0u8; total];
+            assert_eq!(st.decompress(&c[..n], &mut d), Some(total), "clevel {clevel}");
+            assert!(d == src, "clevel {clevel}: wrong bytes");
+            if clevel == 9 {
+                assert!(n < total - copies * COPY * 3 / 4, "clevel 9 found few copies: {n} bytes of {total}, {copies} copies");
             }
         }
     }

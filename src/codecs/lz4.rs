@@ -341,13 +341,32 @@ mod tests {
         }
     }
 
+    /// Runs of one- and two-byte patterns (what level 9's pattern analysis looks for), 4 to
+    /// 400 bytes long, between a few other bytes, all below 0x80.
+    fn repeated_patterns(len: usize, seed: u64) -> Vec<u8> {
+        let mut rng = Rng::new(seed);
+        let mut out = Vec::with_capacity(len + 420);
+        while out.len() < len {
+            for _ in 0..1 + rng.below(12) {
+                out.push(rng.below(0x80) as u8);
+            }
+            let a = [0, 0x20, 0x41, 0x7f][rng.below(4)];
+            let b = if rng.below(2) == 0 { a } else { rng.below(0x80) as u8 };
+            let run = 4 + rng.below(397);
+            out.extend((0..run).map(|k| if k % 2 == 0 { a } else { b }));
+        }
+        out
+    }
+
     /// lz4hc.c is built with scripts/lz4/hc-prefix-chain.patch (x86-64): a search that
-    /// lies within the stream's own prefix, without pattern analysis (levels 3 to 8), walks
-    /// the hash chain in a loop of its own. A stream with a dictionary takes lz4's loop, and a
-    /// dictionary that shares no byte with the input (bytes from 0x80 up, the input's below)
-    /// changes nothing else: its positions are older than the input's, so they come last in
-    /// every chain, after the input's candidates in the same order, and never match. So both
-    /// must write the same bytes at every level (they do with lz4 1.10.0 unpatched).
+    /// lies within the stream's own prefix walks the hash chain in a loop of its own, one
+    /// without pattern analysis (levels 3 to 8) and one with it (level 9, in a function of
+    /// its own). A stream with a dictionary takes lz4's loop while the dictionary is within
+    /// reach (its first 64 KiB), and a dictionary that shares no byte with the input (bytes
+    /// from 0x80 up, the input's below) changes nothing else: its positions are older than
+    /// the input's, so they come last in every chain, after the input's candidates in the
+    /// same order, and never match. So both must write the same bytes at every level (they
+    /// do with lz4 1.10.0 unpatched).
     #[test]
     fn hc_prefix_chain_writes_what_the_dictionary_path_writes() {
         let ramp: Vec<u8> = (0..40_000u64).flat_map(|i| (i & 0x7f7f).to_le_bytes()).collect();
@@ -357,6 +376,7 @@ mod tests {
             records(30_000, 8, 2, 8),
             words(150_000, 9),
             (0..3_000u32).map(|i| (i / 10) as u8 & 0x7f).collect(),
+            repeated_patterns(60_000, 11),
         ];
         let mut rng = Rng::new(10);
         let dict: Vec<u8> = (0..65_536).map(|_| 0x80 | rng.next_u64() as u8).collect();
@@ -369,6 +389,30 @@ mod tests {
                 assert!(na > 0 && na < src.len(), "level {level}, {} bytes", src.len());
                 assert!(a[..na] == b[..nb], "level {level}, {} bytes: {na} and {nb} bytes written", src.len());
             }
+        }
+    }
+
+    /// Level 9's pattern analysis within the prefix (scripts/lz4/hc-prefix-chain.patch)
+    /// extends a run backwards only as far as LZ4's 64 KiB window: runs of one and two bytes
+    /// longer than the window (which the test above cannot reach: past the dictionary both
+    /// of its streams take the new loop) must decode to themselves.
+    #[test]
+    fn hc_runs_longer_than_the_window_round_trip() {
+        let mut runs = vec![0u8; 300_000];
+        runs.extend((0..200_000u32).map(|i| if i % 2 == 0 { b'a' } else { b'b' }));
+        runs.extend(repeated_patterns(20_000, 12));
+        runs.extend(std::iter::repeat_n(0x7f, 150_000));
+        // A run after one byte that breaks it: the first run, seen from the second, reaches
+        // past the window.
+        runs.push(b'x');
+        runs.extend(std::iter::repeat_n(0x7f, 120_000));
+        for level in [9, 10, 12] {
+            let mut c = vec![0u8; runs.len() + runs.len() / 200 + 64];
+            let n = compress_hc(&runs, &mut c, level).unwrap();
+            assert!(n > 0 && n < runs.len() / 50, "level {level}: {n} bytes");
+            let mut d = vec![0u8; runs.len()];
+            assert_eq!(decompress(&c[..n], &mut d), Some(runs.len()), "level {level}");
+            assert!(d == runs, "level {level}: wrong bytes");
         }
     }
 

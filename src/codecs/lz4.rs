@@ -393,9 +393,11 @@ mod tests {
     }
 
     /// Level 9's pattern analysis within the prefix (scripts/lz4/hc-prefix-chain.patch)
-    /// extends a run backwards only as far as LZ4's 64 KiB window: runs of one and two bytes
+    /// extends a run backwards only as far as LZ4's 64 KiB window. Runs of one and two bytes
     /// longer than the window (which the test above cannot reach: past the dictionary both
-    /// of its streams take the new loop) must decode to themselves.
+    /// of its streams take the new loop) must decode to themselves. A round trip only: a
+    /// build that lets that extension go past the window and its distance guard as far
+    /// still passes, because the encoder then keeps a nearer match of the run.
     #[test]
     fn hc_runs_longer_than_the_window_round_trip() {
         let mut runs = vec![0u8; 300_000];

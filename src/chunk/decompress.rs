@@ -426,6 +426,9 @@ impl Decompressor {
         if let Some(r) = self.copy_stored(src, dest) {
             return r;
         }
+        if let Some(n) = self.copy_raw_blocks(src, dest) {
+            return Ok(n);
+        }
         self.parking(|d| d.decompress_chunk(src, dest))
     }
 
@@ -459,6 +462,43 @@ impl Decompressor {
             return Some(Ok(nbytes));
         }
         Some(self.parking(|d| copy_in_pieces(&mut d.workers, nthreads, dest, src).map(|()| nbytes)))
+    }
+
+    /// A chunk without filters whose every stream is stored as it is (noise given a
+    /// destination with room for the block format, so not memcpyed), copied on one thread
+    /// without the block walk: the bytes copied, `None` for any other chunk or call, which
+    /// takes the general path (errors included). Every stream is checked before the first
+    /// byte is written. Such an 18 KiB chunk (two blocks) took 150 ns through the general
+    /// path, 4% more than the reference's 145 (README "Raw blocks copied without the walk").
+    #[inline]
+    fn copy_raw_blocks(&self, src: &[u8], dest: &mut [u8]) -> Option<usize> {
+        if self.maskout.is_some() || self.postfilter.is_some() {
+            return None;
+        }
+        let h = ChunkHeader::read(src).ok()?;
+        if h.memcpyed() || h.lazy() || h.vlblocks() || h.use_dict() || h.special() != Some(Special::None) {
+            return None;
+        }
+        let (nbytes, cbytes, hlen, bs) = (h.nbytes as usize, h.cbytes as usize, h.header_len(), h.blocksize as usize);
+        if nbytes == 0 || cbytes > src.len() || nbytes > dest.len() {
+            return None;
+        }
+        let nblocks = nbytes.div_ceil(bs);
+        if !decoded_serially(self.params.nthreads.max(1) as usize, nbytes, nblocks) {
+            return None;
+        }
+        let typesize = h.typesize as usize;
+        let plan = BlockPlan::new(&h, typesize, bs);
+        if plan.nstages != 0 {
+            return None;
+        }
+        let src = &src[..cbytes];
+        let layout = RawLayout { hlen, nbytes, bs, nblocks, nstreams: if plan.split { typesize } else { 1 } };
+        if !layout.walk(src, |_, _, _| {}) {
+            return None;
+        }
+        layout.walk(src, |to, from, len| copy_bytes(&mut dest[to..to + len], &src[from..from + len]));
+        Some(nbytes)
     }
 
     fn decompress_chunk(&mut self, src: &[u8], dest: &mut [u8]) -> Result<usize> {
@@ -1143,6 +1183,48 @@ impl BlockDecoder<'_> {
 
 /// Whether the calling thread decodes `nblocks` blocks (`nbytes` in all) alone, rather than
 /// `nthreads` threads sharing them: small chunks are not worth waking the others for.
+/// Where the streams of a chunk are when every one is stored as it is (see
+/// `Decompressor::copy_raw_blocks`).
+struct RawLayout {
+    hlen: usize,
+    nbytes: usize,
+    bs: usize,
+    nblocks: usize,
+    /// Streams of a full block (the last, shorter block has one).
+    nstreams: usize,
+}
+
+impl RawLayout {
+    /// Visit every stream of `src` as (where it goes, where its bytes are, how many); false
+    /// as soon as one is not stored as it is or lies outside `src`.
+    #[inline(always)]
+    fn walk(&self, src: &[u8], mut visit: impl FnMut(usize, usize, usize)) -> bool {
+        let end = src.len();
+        for j in 0..self.nblocks {
+            let bsize = self.bs.min(self.nbytes - j * self.bs);
+            let nstreams = if bsize == self.bs { self.nstreams } else { 1 };
+            let neblock = bsize / nstreams;
+            if neblock * nstreams != bsize {
+                return false;
+            }
+            let Ok(start) = get_i32(src, self.hlen + 4 * j) else { return false };
+            let mut pos = start as usize;
+            if start <= 0 || pos >= end {
+                return false;
+            }
+            for s in 0..nstreams {
+                match get_i32(src, pos) {
+                    Ok(csize) if csize as usize == neblock && pos + 4 + neblock <= end => {}
+                    _ => return false,
+                }
+                visit(j * self.bs + s * neblock, pos + 4, neblock);
+                pos += 4 + neblock;
+            }
+        }
+        true
+    }
+}
+
 /// Copy `src` into `dest` (as long) on `nthreads` threads, each claiming the next
 /// [`CLAIM_MIN_BYTES`] piece until none is left. A stored chunk's blocks can be as large as
 /// 1 MiB (clevel 9 of the high-ratio codecs): two threads claiming the four blocks of a
@@ -1827,10 +1909,123 @@ mod tests {
         assert!(checked > 5000, "{checked}");
     }
 
+    /// Chunks whose every stream is stored as it is, copied without the block walk
+    /// (`copy_raw_blocks`), give what the general path gives: the same bytes for good chunks
+    /// (one stream per block or one per byte of an item, a short last block, 16- and
+    /// 32-byte headers); truncated and corrupted ones are declined before anything is
+    /// written, and answer as the general path answers them. Chunks with one compressed stream among stored ones
+    /// and chunks with a filter are left to the general path.
+    #[test]
+    fn raw_blocks_copied_without_the_walk_decode_as_the_general_path() {
+        let data = crate::filters::tests::data(20_000, 7);
+        let mut chunks = Vec::new();
+        for (n, blocksize) in [(18_639, 0), (18_639, 4096), (16_384, 4096), (1000, 0), (12_000, 3000)] {
+            for splitmode in [ALWAYS_SPLIT, NEVER_SPLIT] {
+                let params = CompressParams {
+                    typesize: 4,
+                    blocksize,
+                    splitmode,
+                    compcode: 0,
+                    clevel: 5,
+                    filters: [0; MAX_FILTERS],
+                    ..CompressParams::default()
+                };
+                // Room for the block format: the chunk is not memcpyed.
+                let mut chunk = vec![0u8; 2 * n + 1024];
+                let len = Compressor::new(params).compress(&data[..n], &mut chunk).expect("compress");
+                chunk.truncate(len);
+                assert_eq!(chunk[2] & MEMCPYED, 0, "{n} bytes stored whole");
+                chunks.push((chunk, n));
+            }
+        }
+        // A Blosc1 chunk (16-byte header, no flags: full blocks of 2048 bytes split in four
+        // streams of 512), every stream stored, the last block 100 bytes.
+        let (n, bs) = (2 * 2048 + 100, 2048usize);
+        let mut v1 = vec![2u8, 1, 0, 4];
+        let bstarts = 16 + 4 * 3;
+        let cbytes = bstarts + 2 * 4 * (4 + 512) + 4 + 100;
+        for f in [n as i32, bs as i32, cbytes as i32] {
+            v1.extend_from_slice(&f.to_le_bytes());
+        }
+        for j in 0..3 {
+            v1.extend_from_slice(&((bstarts + j * 4 * (4 + 512)) as i32).to_le_bytes());
+        }
+        for (j, streams, len) in [(0, 4, 512), (1, 4, 512), (2, 1, 100)] {
+            for s in 0..streams {
+                v1.extend_from_slice(&(len as i32).to_le_bytes());
+                let at = j * bs + s * len;
+                v1.extend_from_slice(&data[at..at + len]);
+            }
+        }
+        assert_eq!(v1.len(), cbytes);
+        chunks.push((v1, n));
+        let mut raw = Decompressor::new(DecompressParams::default());
+        let mut general = Decompressor::new(DecompressParams::default());
+        general.postfilter = Some(Arc::new(Passthrough));
+        let mut checked = 0;
+        for (chunk, nbytes) in &chunks {
+            let nbytes = *nbytes;
+            let mut good = vec![0u8; nbytes];
+            assert_eq!(raw.copy_raw_blocks(chunk, &mut good), Some(nbytes), "{nbytes} bytes");
+            assert!(good == data[..nbytes], "{nbytes} bytes");
+            let hlen = if chunk[2] & DOSHUFFLE != 0 && chunk[2] & DOBITSHUFFLE != 0 { 32 } else { 16 };
+            let nblocks = (get_i32(chunk, hlen).unwrap() as usize - hlen) / 4;
+            let mut variants: Vec<Vec<u8>> = (0..chunk.len()).step_by(97).map(|n| chunk[..n].to_vec()).collect();
+            variants.push(chunk[..chunk.len() - 1].to_vec());
+            // Block starts in and around the chunk, stream sizes one off or compressed-looking.
+            for j in 0..nblocks {
+                for start in [-1, 0, 1, hlen as i32, chunk.len() as i32 - 4, chunk.len() as i32, i32::MAX] {
+                    let mut c = chunk.clone();
+                    c[hlen + 4 * j..hlen + 4 * j + 4].copy_from_slice(&start.to_le_bytes());
+                    variants.push(c);
+                }
+                let pos = get_i32(chunk, hlen + 4 * j).unwrap() as usize;
+                let csize = get_i32(chunk, pos).unwrap();
+                for size in [csize - 1, csize + 1, 0, -3, 7] {
+                    let mut c = chunk.clone();
+                    c[pos..pos + 4].copy_from_slice(&size.to_le_bytes());
+                    variants.push(c);
+                }
+            }
+            // A filter (delta, or shuffle on 16-byte headers) changes what the bytes mean.
+            let mut filtered = chunk.clone();
+            if hlen == 32 {
+                filtered[21] = DELTA;
+            } else {
+                filtered[2] |= DOSHUFFLE;
+            }
+            variants.push(filtered);
+            for v in &variants {
+                let mut a = vec![0x5Au8; nbytes];
+                let mut b = vec![0x5Au8; nbytes];
+                let taken = raw.copy_raw_blocks(v, &mut a);
+                let rb = general.decompress(v, &mut b);
+                match taken {
+                    Some(n) => {
+                        assert_eq!(Ok(n), rb, "{nbytes} bytes, {} given", v.len());
+                        assert!(a == b);
+                    }
+                    // Declined: nothing written, and the whole call answers as the general path.
+                    None => {
+                        assert!(a.iter().all(|&c| c == 0x5A));
+                        let ra = raw.decompress(v, &mut a);
+                        assert_eq!(ra, rb, "{nbytes} bytes, {} given", v.len());
+                        if ra.is_ok() {
+                            assert!(a == b);
+                        }
+                    }
+                }
+                checked += 1;
+            }
+        }
+        assert!(checked > 500, "{checked}");
+    }
+
     /// Stored (memcpyed) chunks copied whole give what the general path gives: the same
     /// bytes for good chunks (16- and 32-byte headers, one and two threads, sizes around
-    /// the parallel threshold, and one that two threads copy in several pieces), the same error for truncated, resized and too-large ones,
-    /// and no write into the destination when they fail.
+    /// the parallel threshold, and one that two threads copy in several pieces), the same
+    /// error for truncated, resized and too-large ones, and no write into the destination
+    /// when they fail.
     #[test]
     fn stored_chunks_copied_whole_decode_as_the_general_path() {
         // The largest is copied by two threads in four pieces, the last one short.

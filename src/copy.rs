@@ -36,6 +36,14 @@ const LARGE: usize = 1 << 20;
 /// not: 0 not asked yet, 1 yes, 2 no. Asked once; a race only asks twice.
 static BACKWARD: AtomicU8 = AtomicU8::new(0);
 
+/// Whether this is an AMD (or Hygon) processor, asked once: the backward copy here and the
+/// walk of the tiled unshuffle (`shuffle_avx2::unshuffle_by_columns`) were tuned apart on
+/// AMD and Intel cores.
+#[inline]
+pub(crate) fn amd_like() -> bool {
+    backward_pays()
+}
+
 /// Whether nearly aliased copies should run backwards here (AMD and Hygon processors).
 #[inline]
 fn backward_pays() -> bool {

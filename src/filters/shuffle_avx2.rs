@@ -615,7 +615,7 @@ unsafe fn unshuffle_tiled_any(rows: RowPtrs<'_>, ts: usize, n: usize, dest: *mut
     // SAFETY: the caller's contract is the kernels'; AVX-512VL is checked for the `_vl`
     // builds.
     unsafe {
-        match (n % ALIASED_ROWS == 0, vl) {
+        match (unshuffle_by_columns(ts, n), vl) {
             (true, true) => unshuffle_tiled_vl::<true>(rows, ts, dest, start, end),
             (true, false) => unshuffle_tiled::<true>(rows, ts, dest, start, end),
             (false, true) => unshuffle_tiled_vl::<false>(rows, ts, dest, start, end),
@@ -1049,6 +1049,23 @@ unsafe fn shuffle_tile(ts: usize, src: *const u8, dest: *mut u8, n: usize, col: 
 /// 0.96-1.13x; at other row lengths the step order stays, being faster where the block's
 /// destination stays in L1 (64-byte items at 8 and 32 KiB: 0.81-0.86x by columns).
 const ALIASED_ROWS: usize = 2048;
+
+/// Whether the tiled unshuffle of `n` items of `ts` bytes walks the block by columns (see
+/// [`ALIASED_ROWS`]). Measured apart per vendor, `blosc2_unshuffle` against the reference:
+/// on AMD Zen 4 (L1 32 KiB, 8-way) by columns where rows are a multiple of
+/// [`ALIASED_ROWS`] apart. On an Intel Xeon (model 167, L1 48 KiB, 12-way, 2026-12-06)
+/// that walk was the slower one there (32-byte items in 48-256 KiB blocks 0.81-0.91x by
+/// columns, 1.15-1.27x by steps; 64-byte items in 48-256 KiB blocks 1.01-1.09x against
+/// 1.69-1.91x), and the faster one only for 64-byte items in blocks of 24 and 32 KiB (rows
+/// 384 and 512 bytes apart: 0.92-1.07x against 0.76-0.80x by steps).
+#[inline]
+fn unshuffle_by_columns(ts: usize, n: usize) -> bool {
+    if crate::copy::amd_like() {
+        n % ALIASED_ROWS == 0
+    } else {
+        ts >= 64 && (384..=512).contains(&n)
+    }
+}
 
 /// # Safety
 /// AVX2 available; as [`unshuffle_tiled_steps`].

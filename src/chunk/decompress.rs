@@ -468,8 +468,9 @@ impl Decompressor {
     /// destination with room for the block format, so not memcpyed), copied on one thread
     /// without the block walk: the bytes copied, `None` for any other chunk or call, which
     /// takes the general path (errors included). Every stream is checked before the first
-    /// byte is written. Such an 18 KiB chunk (two blocks) took 150 ns through the general
-    /// path, 4% more than the reference's 145 (README "Raw blocks copied without the walk").
+    /// byte is written. Such an 18 KiB chunk (two blocks) took 143-150 ns through the general
+    /// path, more than the reference's 138-142; 127-133 ns this way (README "Stored chunks:
+    /// pieces for threads, raw blocks without the walk").
     #[inline]
     fn copy_raw_blocks(&self, src: &[u8], dest: &mut [u8]) -> Option<usize> {
         if self.maskout.is_some() || self.postfilter.is_some() {
@@ -1181,8 +1182,6 @@ impl BlockDecoder<'_> {
     }
 }
 
-/// Whether the calling thread decodes `nblocks` blocks (`nbytes` in all) alone, rather than
-/// `nthreads` threads sharing them: small chunks are not worth waking the others for.
 /// Where the streams of a chunk are when every one is stored as it is (see
 /// `Decompressor::copy_raw_blocks`).
 struct RawLayout {
@@ -1247,6 +1246,8 @@ fn copy_in_pieces(workers: &mut Workers, nthreads: usize, dest: &mut [u8], src: 
     workers.run(nthreads, &work)
 }
 
+/// Whether the calling thread decodes `nblocks` blocks (`nbytes` in all) alone, rather than
+/// `nthreads` threads sharing them: small chunks are not worth waking the others for.
 fn decoded_serially(nthreads: usize, nbytes: usize, nblocks: usize) -> bool {
     nthreads <= 1 || nbytes < PARALLEL_MIN_BYTES || nblocks < 2
 }
@@ -1913,8 +1914,8 @@ mod tests {
     /// (`copy_raw_blocks`), give what the general path gives: the same bytes for good chunks
     /// (one stream per block or one per byte of an item, a short last block, 16- and
     /// 32-byte headers); truncated and corrupted ones are declined before anything is
-    /// written, and answer as the general path answers them. Chunks with one compressed stream among stored ones
-    /// and chunks with a filter are left to the general path.
+    /// written, and answer as the general path answers them. Chunks with one compressed
+    /// stream among stored ones and chunks with a filter are left to the general path.
     #[test]
     fn raw_blocks_copied_without_the_walk_decode_as_the_general_path() {
         let data = crate::filters::tests::data(20_000, 7);

@@ -478,6 +478,11 @@ impl Decompressor {
         if self.maskout.is_some() || self.postfilter.is_some() {
             return None;
         }
+        // Stored streams take at least the data's bytes: a compressed chunk (most chunks) is
+        // declined from two fields, before the header parse the general path does again.
+        if get_i32(src, 12).ok()? < get_i32(src, 4).ok()? {
+            return None;
+        }
         let h = ChunkHeader::read(src).ok()?;
         if h.memcpyed() || h.lazy() || h.vlblocks() || h.use_dict() || h.special() != Some(Special::None) {
             return None;

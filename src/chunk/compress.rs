@@ -411,11 +411,18 @@ impl Compressor {
     /// and copied out, or a fresh exact copy per chunk, both left the heap more fragmented
     /// and peaked 1-4 MiB higher.)
     pub fn compress_to_vec(&mut self, src: &[u8]) -> Result<Vec<u8>> {
+        self.compress_to_vec_within(src, src.len() + MAX_OVERHEAD)
+    }
+
+    /// [`compress_to_vec`](Self::compress_to_vec) into at most `limit` bytes, as
+    /// [`compress`](Self::compress) into a buffer of that length would (`Error::Failure`
+    /// when it does not fit).
+    pub fn compress_to_vec_within(&mut self, src: &[u8], limit: usize) -> Result<Vec<u8>> {
         if src.len() > i32::MAX as usize - MAX_OVERHEAD {
             return Err(Error::MaxBufsizeExceeded);
         }
         let mut out = Vec::new();
-        let made = self.compress_impl(src, src.len(), &mut Growing::new(&mut out, src.len() + MAX_OVERHEAD), true, true);
+        let made = self.compress_impl(src, src.len(), &mut Growing::new(&mut out, limit), true, true);
         match made {
             Ok(0) => Err(Error::Failure),
             Ok(n) => {

@@ -6,13 +6,44 @@
 //! converted into a fresh buffer of the same size, which at 10^6 chunks (8 MB) cost about a
 //! quarter of each update of a frame file on this project's VM, most of it faulting in the
 //! new buffer's pages.
+//!
+//! The list also keeps the index chunk last made from it and which entries changed since
+//! ([`Written`]), so that the next index chunk need only recompress the blocks of entries
+//! that changed (`offsets::compress_index`).
+
+use std::ops::Range;
 
 /// Index entries a change edited, with their old values, in the order it edited them.
 pub type Undo = Vec<(usize, i64)>;
 
 /// Index entries, little-endian `i64`s back to back (see the module documentation).
-#[derive(Clone, Default, PartialEq, Eq)]
-pub struct Entries(Vec<u8>);
+#[derive(Clone, Default)]
+pub struct Entries {
+    bytes: Vec<u8>,
+    /// The index chunk made last from these entries, if it may be reused.
+    written: Option<Box<Written>>,
+}
+
+/// An index chunk made from a list of entries, and what changed in the list since.
+#[derive(Clone, Debug)]
+pub struct Written {
+    /// The chunk (see `offsets::compress_index`, which alone sets it).
+    pub chunk: Vec<u8>,
+    /// Entries the list held then.
+    pub len: usize,
+    /// The entries changed, inserted or moved since, numbered as they are now, from the
+    /// lowest to one past the highest (`None`: none). An entry removed at `n` touches `n..`.
+    pub touched: Option<Range<usize>>,
+}
+
+impl PartialEq for Entries {
+    /// Entries are equal when they hold the same values, whatever chunk was made of them.
+    fn eq(&self, other: &Entries) -> bool {
+        self.bytes == other.bytes
+    }
+}
+
+impl Eq for Entries {}
 
 const W: usize = 8;
 
@@ -20,27 +51,27 @@ impl Entries {
     /// Entries from their stored bytes; `None` when the length is not a whole number of
     /// entries.
     pub fn from_bytes(bytes: Vec<u8>) -> Option<Entries> {
-        (bytes.len() % W == 0).then_some(Entries(bytes))
+        (bytes.len() % W == 0).then_some(Entries { bytes, written: None })
     }
 
     /// `len` copies of `entry`.
     pub fn repeat(entry: i64, len: usize) -> Entries {
-        Entries(entry.to_le_bytes().repeat(len))
+        Entries { bytes: entry.to_le_bytes().repeat(len), written: None }
     }
 
     /// The stored bytes.
     pub fn as_bytes(&self) -> &[u8] {
-        &self.0
+        &self.bytes
     }
 
     /// Number of entries.
     pub fn len(&self) -> usize {
-        self.0.len() / W
+        self.bytes.len() / W
     }
 
     /// Whether there is no entry.
     pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
+        self.bytes.is_empty()
     }
 
     fn span(n: usize) -> std::ops::Range<usize> {
@@ -49,7 +80,7 @@ impl Entries {
 
     /// Entry `n`; `None` past the end.
     pub fn get(&self, n: usize) -> Option<i64> {
-        let b: [u8; W] = self.0.get(Self::span(n))?.try_into().ok()?;
+        let b: [u8; W] = self.bytes.get(Self::span(n))?.try_into().ok()?;
         Some(i64::from_le_bytes(b))
     }
 
@@ -58,9 +89,10 @@ impl Entries {
     /// # Panics
     /// When `n` is out of range, as indexing a list does.
     pub fn replace(&mut self, n: usize, v: i64) -> i64 {
-        let slot = &mut self.0[Self::span(n)];
+        let slot = &mut self.bytes[Self::span(n)];
         let was = i64::from_le_bytes((&*slot).try_into().expect("8 bytes"));
         slot.copy_from_slice(&v.to_le_bytes());
+        self.touch(n..n + 1);
         was
     }
 
@@ -71,12 +103,14 @@ impl Entries {
     pub fn insert(&mut self, n: usize, v: i64) {
         assert!(n <= self.len(), "index entry {n} out of range");
         let at = n * W;
-        self.0.splice(at..at, v.to_le_bytes());
+        self.bytes.splice(at..at, v.to_le_bytes());
+        self.touch(n..self.len());
     }
 
     /// Append `v`.
     pub fn push(&mut self, v: i64) {
-        self.0.extend_from_slice(&v.to_le_bytes());
+        self.bytes.extend_from_slice(&v.to_le_bytes());
+        self.touch(self.len() - 1..self.len());
     }
 
     /// Remove entry `n` and return it.
@@ -85,13 +119,14 @@ impl Entries {
     /// When `n` is out of range, as `Vec::remove` does.
     pub fn remove(&mut self, n: usize) -> i64 {
         let was = self.get(n).expect("index entry out of range");
-        self.0.drain(Self::span(n));
+        self.bytes.drain(Self::span(n));
+        self.touch(n..self.len().max(n));
         was
     }
 
     /// Every entry, in order.
     pub fn iter(&self) -> impl ExactSizeIterator<Item = i64> + '_ {
-        self.0.chunks_exact(W).map(|b| i64::from_le_bytes(b.try_into().expect("8 bytes")))
+        self.bytes.chunks_exact(W).map(|b| i64::from_le_bytes(b.try_into().expect("8 bytes")))
     }
 
     /// Add `delta` to every stored entry (non-negative) above `above` except entry `skip`,
@@ -100,13 +135,39 @@ impl Entries {
         if delta == 0 {
             return;
         }
-        for (i, b) in self.0.chunks_exact_mut(W).enumerate() {
+        let mut changed: Option<Range<usize>> = None;
+        for (i, b) in self.bytes.chunks_exact_mut(W).enumerate() {
             let o = i64::from_le_bytes((&*b).try_into().expect("8 bytes"));
             if i != skip && o >= 0 && o > above {
                 undo.push((i, o));
                 b.copy_from_slice(&(o + delta).to_le_bytes());
+                changed = Some(changed.map_or(i..i + 1, |r| r.start..i + 1));
             }
         }
+        if let Some(r) = changed {
+            self.touch(r);
+        }
+    }
+
+    /// Record that the entries `r` changed (or moved) since the chunk last made, if any.
+    fn touch(&mut self, r: Range<usize>) {
+        if let Some(w) = &mut self.written {
+            w.touched = Some(match w.touched.take() {
+                Some(t) => t.start.min(r.start)..t.end.max(r.end),
+                None => r,
+            });
+        }
+    }
+
+    /// The index chunk made last from these entries and what changed since, if any.
+    pub fn written(&self) -> Option<&Written> {
+        self.written.as_deref()
+    }
+
+    /// Keep `chunk`, just made from the entries as they are, for the next chunk to reuse;
+    /// `None` forgets the last one.
+    pub fn set_written(&mut self, chunk: Option<Vec<u8>>) {
+        self.written = chunk.map(|chunk| Box::new(Written { chunk, len: self.len(), touched: None }));
     }
 
     /// Put back the old values `undo` recorded, last change first.
@@ -119,7 +180,7 @@ impl Entries {
 
 impl FromIterator<i64> for Entries {
     fn from_iter<I: IntoIterator<Item = i64>>(iter: I) -> Entries {
-        Entries(iter.into_iter().flat_map(i64::to_le_bytes).collect())
+        Entries { bytes: iter.into_iter().flat_map(i64::to_le_bytes).collect(), written: None }
     }
 }
 

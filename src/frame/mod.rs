@@ -6,6 +6,7 @@
 pub mod cframe;
 pub mod entries;
 pub mod header;
+pub mod index_blocks;
 pub mod io;
 pub mod journal;
 pub mod lock;

@@ -15,6 +15,7 @@ use crate::chunk::{CompressParams, DecompressParams, Special};
 use crate::error::{Error, Result};
 
 use super::entries::Entries;
+use super::index_blocks;
 use super::packed_index::{PackedIndex, PACK_FROM_ENTRIES};
 
 /// Where the data of one chunk is.
@@ -83,19 +84,35 @@ pub fn index_cparams() -> CompressParams {
 /// Indexes of this many bytes (2^17 entries) or more are compressed with several threads.
 const PARALLEL_INDEX_BYTES: usize = 1 << 20;
 
-/// Compress an index.
-pub fn compress_index(offsets: &Entries) -> Result<Vec<u8>> {
+/// The index's compressor for `nbytes` of entries. Large indexes use the machine's cores:
+/// this library's threads place blocks in order, so the chunk is the same as with one.
+fn index_compressor(nbytes: usize) -> Compressor {
+    let mut params = index_cparams();
+    if nbytes >= PARALLEL_INDEX_BYTES {
+        params.nthreads = std::thread::available_parallelism().map_or(1, |n| n.get().min(4)) as i16;
+    }
+    Compressor::new(params)
+}
+
+/// Compress an index. The chunk made last from `offsets` is reused for the blocks whose
+/// entries did not change since (see [`index_blocks`](super::index_blocks)), and the new
+/// one is kept for the next call.
+pub fn compress_index(offsets: &mut Entries) -> Result<Vec<u8>> {
     let raw = offsets.as_bytes();
     if raw.len() > i32::MAX as usize - MAX_OVERHEAD {
         return Err(Error::TwoGbLimit);
     }
-    // Large indexes (rewritten whole by every change of a frame) use the machine's cores:
-    // this library's threads place blocks in order, so the chunk is the same as with one.
-    let mut params = index_cparams();
-    if raw.len() >= PARALLEL_INDEX_BYTES {
-        params.nthreads = std::thread::available_parallelism().map_or(1, |n| n.get().min(4)) as i16;
+    if let Some(kept) = offsets.written() {
+        let touched = kept.touched.clone().unwrap_or(0..0);
+        let mut c = index_compressor(touched.len().saturating_mul(8));
+        if let Some(chunk) = index_blocks::rebuild(kept, raw, &mut c)? {
+            offsets.set_written(Some(chunk.clone()));
+            return Ok(chunk);
+        }
     }
-    Compressor::new(params).compress_to_vec(raw)
+    let chunk = index_compressor(raw.len()).compress_to_vec(raw)?;
+    offsets.set_written(index_blocks::reusable(&chunk).then(|| chunk.clone()));
+    Ok(chunk)
 }
 
 /// The compressed length of an index chunk at the start of `buf`, validated.
@@ -208,7 +225,7 @@ impl Index {
     }
 
     /// The index chunk to store.
-    pub fn compress(&self) -> Result<Vec<u8>> {
+    pub fn compress(&mut self) -> Result<Vec<u8>> {
         match self {
             Index::Uniform { stored, .. } => Ok(stored.clone()),
             Index::Dense(v) => compress_index(v),
@@ -325,7 +342,7 @@ mod tests {
              9800000000000000",
         );
         let offs: Entries = [0, 0x98].into_iter().collect();
-        assert_eq!(compress_index(&offs).unwrap(), want);
+        assert_eq!(compress_index(&mut offs.clone()).unwrap(), want);
         assert_eq!(decompress_index(&want, 2).unwrap(), offs);
         assert_eq!(index_entry(&want, 1).unwrap(), 0x98);
         assert!(decompress_index(&want, 3).is_err());
@@ -340,7 +357,7 @@ mod tests {
         let n = Compressor::new(index_cparams()).compress(raw, &mut one).unwrap();
         one.truncate(n);
         assert!(raw.len() >= PARALLEL_INDEX_BYTES);
-        assert_eq!(compress_index(&offs).unwrap(), one);
+        assert_eq!(compress_index(&mut offs.clone()).unwrap(), one);
     }
 
     #[test]
@@ -395,7 +412,7 @@ mod tests {
     #[test]
     fn big_index_round_trips() {
         let offs: Entries = (0..10_000).map(|i| i * 1234).collect();
-        let c = compress_index(&offs).unwrap();
+        let c = compress_index(&mut offs.clone()).unwrap();
         assert!(c.len() < offs.len() * 8);
         assert_eq!(decompress_index(&c, offs.len()).unwrap(), offs);
         assert_eq!(index_entry(&c, 7777).unwrap(), 7777 * 1234);

@@ -154,7 +154,7 @@ mod tests {
     #[test]
     fn entries_read_as_written_in_any_order() {
         let offs: Entries = (0..20_000i64).map(|i| i * 97 + (i % 5)).collect();
-        let p = PackedIndex::new(compress_index(&offs).unwrap(), offs.len()).unwrap();
+        let p = PackedIndex::new(compress_index(&mut offs.clone()).unwrap(), offs.len()).unwrap();
         assert_eq!(p.len(), offs.len());
         for n in [19_999, 0, 2047, 2048, 10_001, 5] {
             assert_eq!(p.get(n), offs.get(n), "entry {n}");
@@ -168,7 +168,7 @@ mod tests {
     #[test]
     fn a_damaged_or_mis_sized_index_is_refused() {
         let offs: Entries = (0..5000).map(|i| i * 1_000_003 % 7919).collect();
-        let good = compress_index(&offs).unwrap();
+        let good = compress_index(&mut offs.clone()).unwrap();
         assert!(PackedIndex::new(good.clone(), offs.len() + 1).is_err());
         let mut bad = good.clone();
         let last = bad.len() - 1;

@@ -63,7 +63,7 @@ d = collections.defaultdict(list)
 for line in open(sys.argv[1]):
     n, s, lib, op, v = line.split()
     d[(int(n), s, lib, op)].append(float(v))
-ops = ["open", "read", "update", "delete", "append"]
+ops = ["open", "read", "update", "resize", "delete", "append"]
 print("| chunks | store | " + " | ".join(f"{o} us (ours / ref)" for o in ops) + " |")
 print("|---|---|" + "---|" * len(ops))
 def fmt(x):

@@ -909,10 +909,28 @@ impl Frame {
     fn put(&mut self, pos: u64, data: &[u8]) -> Result<()> {
         match &mut self.pending {
             Some(c) => {
-                c.writes.push((pos, data.to_vec()));
+                c.writes.push((pos, journal::Segment::Bytes(data.to_vec())));
                 Ok(())
             }
             None => self.store.write_at(pos, data),
+        }
+    }
+
+    /// Move the `len` bytes at `from` to `to` (a stretch of payload shifted), or note the
+    /// move for the journal during a journaled change. Either way the bytes go through a
+    /// buffer of a fixed size, never whole through memory.
+    fn put_moved(&mut self, to: u64, from: u64, len: u64) -> Result<()> {
+        // The lengths come from the frame: refuse a stretch past the end before anything
+        // is written, as reading it whole did.
+        if from.checked_add(len).is_none_or(|end| end > self.store.len().unwrap_or(0)) {
+            return Err(if self.store.as_slice().is_some() { Error::ReadBuffer } else { Error::FileRead });
+        }
+        match &mut self.pending {
+            Some(c) => {
+                c.writes.push((to, journal::Segment::Moved { from, len }));
+                Ok(())
+            }
+            None => super::io::buffered_copy(&mut *self.store, from, to, len, &mut Vec::new()),
         }
     }
 
@@ -974,7 +992,7 @@ impl Frame {
         }
         // The record is complete: the frame is the new one from here on (the next open
         // finishes the writes if these fail twice).
-        change.apply(&mut *self.store).or_else(|_| change.apply(&mut *self.store))
+        change.apply(&mut *self.store, at).or_else(|_| change.apply(&mut *self.store, at))
     }
 
     /// Add `chunk` after the last one. The caller updates the header counters first.
@@ -1084,8 +1102,7 @@ impl Frame {
                 }
                 let delta = new_cb - old_cb;
                 if delta != 0 && tail_len > 0 {
-                    let tail = self.store.read_vec(self.chunk_pos(tail_src), tail_len as usize)?;
-                    self.put(self.chunk_pos(old_off + new_cb), &tail)?;
+                    self.put_moved(self.chunk_pos(old_off + new_cb), self.chunk_pos(tail_src), tail_len as u64)?;
                 }
                 if special.is_none() {
                     self.put(self.chunk_pos(old_off), chunk)?;
@@ -1229,8 +1246,7 @@ impl Frame {
             // journal for frame files, see above).
             let old_payload = (self.payload_len as u64).saturating_sub(new_cb);
             if old_payload > 0 {
-                let payload = self.store.read_vec(self.base + old_hlen as u64, old_payload as usize)?;
-                self.put(self.base + hlen as u64, &payload)?;
+                self.put_moved(self.base + hlen as u64, self.base + old_hlen as u64, old_payload)?;
             }
             if let Some(c) = new_chunk {
                 self.put(index_pos - new_cb, c)?;

@@ -10,6 +10,12 @@
 //! after it (ignored: its checksum or end marker is missing), or a complete record, which
 //! the next open applies again (the writes are idempotent) before reading the frame.
 //!
+//! A stretch of payload shifted by an update (every chunk after it, at 10^6 chunks tens of
+//! megabytes) is noted as a move ([`Segment::Moved`]): its bytes go into the record a piece
+//! at a time, read from where they are, and are applied from the record (`copy_file_range`
+//! on Linux), so they never sit in memory whole. That is still two passes over them where
+//! the reference, which journals nothing, makes one.
+//!
 //! Record layout (little-endian): `MAGIC`, segment count (u32), final length (u64), then
 //! per segment its position (u64), length (u64) and bytes, then a checksum of everything
 //! before it (`sum64`), the record's total length (u64) and `MAGIC` again, so that the
@@ -17,7 +23,7 @@
 //! checksummed with byte-wise FNV-1a, which ran at under 1 GB/s and dominated updates of
 //! large frames) are still recovered.
 
-use super::io::Storage;
+use super::io::{Storage, COPY_PIECE as PIECE};
 use crate::error::{Error, Result};
 
 const MAGIC: &[u8; 8] = b"B2RJRNL2";
@@ -42,52 +48,143 @@ fn fnv1a(data: &[u8]) -> u64 {
 /// multiplications overlap; several GB/s), the tail and the length folded in, then mixed.
 /// It only has to catch a torn or partial record, not an adversary.
 fn sum64(data: &[u8]) -> u64 {
-    const P1: u64 = 0x9E37_79B9_7F4A_7C15;
-    const P2: u64 = 0xC2B2_AE3D_27D4_EB4F;
-    let mut lanes = [P1, P2, P1 ^ P2, P1.rotate_left(17)];
-    let mut blocks = data.chunks_exact(32);
-    for b in &mut blocks {
-        for (i, lane) in lanes.iter_mut().enumerate() {
+    let mut s = Sum64::new();
+    s.update(data);
+    s.finish()
+}
+
+const P1: u64 = 0x9E37_79B9_7F4A_7C15;
+const P2: u64 = 0xC2B2_AE3D_27D4_EB4F;
+
+/// [`sum64`] over bytes given piece by piece (a record is written in pieces).
+struct Sum64 {
+    lanes: [u64; 4],
+    /// Bytes of an unfinished 32-byte block.
+    carry: [u8; 32],
+    carried: usize,
+    len: u64,
+}
+
+impl Sum64 {
+    fn new() -> Sum64 {
+        Sum64 { lanes: [P1, P2, P1 ^ P2, P1.rotate_left(17)], carry: [0; 32], carried: 0, len: 0 }
+    }
+
+    fn block(&mut self, b: &[u8]) {
+        for (i, lane) in self.lanes.iter_mut().enumerate() {
             let w = u64::from_le_bytes(b[i * 8..i * 8 + 8].try_into().expect("8 bytes"));
             *lane = (*lane ^ w).wrapping_mul(P2).rotate_left(31);
         }
     }
-    let mut h = lanes.iter().fold(data.len() as u64, |h, &l| (h ^ l).wrapping_mul(P1).rotate_left(27));
-    for &b in blocks.remainder() {
-        h = (h ^ b as u64).wrapping_mul(P1);
+
+    fn update(&mut self, mut data: &[u8]) {
+        self.len += data.len() as u64;
+        if self.carried > 0 {
+            let take = (32 - self.carried).min(data.len());
+            self.carry[self.carried..self.carried + take].copy_from_slice(&data[..take]);
+            self.carried += take;
+            data = &data[take..];
+            if self.carried < 32 {
+                return;
+            }
+            let block = self.carry;
+            self.block(&block);
+            self.carried = 0;
+        }
+        let mut blocks = data.chunks_exact(32);
+        for b in &mut blocks {
+            self.block(b);
+        }
+        let rest = blocks.remainder();
+        self.carry[..rest.len()].copy_from_slice(rest);
+        self.carried = rest.len();
     }
-    h ^= h >> 33;
-    h = h.wrapping_mul(P2);
-    h ^ (h >> 29)
+
+    fn finish(&self) -> u64 {
+        let mut h = self.lanes.iter().fold(self.len, |h, &l| (h ^ l).wrapping_mul(P1).rotate_left(27));
+        for &b in &self.carry[..self.carried] {
+            h = (h ^ b as u64).wrapping_mul(P1);
+        }
+        h ^= h >> 33;
+        h = h.wrapping_mul(P2);
+        h ^ (h >> 29)
+    }
+}
+
+/// What one write of a change puts at its position.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Segment {
+    /// These bytes.
+    Bytes(Vec<u8>),
+    /// The `len` bytes the storage holds at `from` before the change (payload shifted by an
+    /// update): read piece by piece while the record is written, so that a shift of a large
+    /// frame's payload never sits in memory whole.
+    Moved {
+        /// Where the bytes are before the change.
+        from: u64,
+        /// How many.
+        len: u64,
+    },
+}
+
+impl Segment {
+    fn len(&self) -> u64 {
+        match self {
+            Segment::Bytes(b) => b.len() as u64,
+            Segment::Moved { len, .. } => *len,
+        }
+    }
 }
 
 /// The writes of one change, and the length the file has after it.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub struct Change {
     /// The bytes written, each at its file offset, in order.
-    pub writes: Vec<(u64, Vec<u8>)>,
+    pub writes: Vec<(u64, Segment)>,
     /// The file's length once the writes are done (it may shrink).
     pub final_len: u64,
 }
 
-impl Change {
-    pub(crate) fn encode(&self) -> Vec<u8> {
-        let body: usize = self.writes.iter().map(|(_, b)| 16 + b.len()).sum();
-        let mut r = Vec::with_capacity(20 + body + FOOTER);
-        r.extend_from_slice(MAGIC);
-        r.extend_from_slice(&(self.writes.len() as u32).to_le_bytes());
-        r.extend_from_slice(&self.final_len.to_le_bytes());
-        for (pos, bytes) in &self.writes {
-            r.extend_from_slice(&pos.to_le_bytes());
-            r.extend_from_slice(&(bytes.len() as u64).to_le_bytes());
-            r.extend_from_slice(bytes);
+/// Writes a record at consecutive positions, gathering small pieces into one write.
+struct RecordWriter<'s> {
+    store: &'s mut dyn Storage,
+    at: u64,
+    small: Vec<u8>,
+    sum: Sum64,
+}
+
+impl RecordWriter<'_> {
+    fn put(&mut self, bytes: &[u8], summed: bool) -> Result<()> {
+        if summed {
+            self.sum.update(bytes);
         }
-        let sum = sum64(&r);
-        r.extend_from_slice(&sum.to_le_bytes());
-        let total = (r.len() + 16) as u64;
-        r.extend_from_slice(&total.to_le_bytes());
-        r.extend_from_slice(MAGIC);
-        r
+        if bytes.len() < 4096 {
+            self.small.extend_from_slice(bytes);
+            return Ok(());
+        }
+        self.flush()?;
+        self.store.write_at(self.at, bytes)?;
+        self.at += bytes.len() as u64;
+        Ok(())
+    }
+
+    fn flush(&mut self) -> Result<()> {
+        if !self.small.is_empty() {
+            self.store.write_at(self.at, &self.small)?;
+            self.at += self.small.len() as u64;
+            self.small.clear();
+        }
+        Ok(())
+    }
+}
+
+impl Change {
+    /// The record, as [`Change::write_record`] writes it, for changes of bytes only.
+    #[cfg(test)]
+    pub(crate) fn encode(&self) -> Vec<u8> {
+        let mut s = super::io::MemStorage::default();
+        self.write_record(&mut s, 0).expect("a record of bytes writes to memory");
+        s.data
     }
 
     /// Parse a record; `None` unless it is complete, intact and describes writes that end
@@ -123,7 +220,7 @@ impl Change {
             if pos.checked_add(len)? > final_len {
                 return None;
             }
-            writes.push((pos, bytes));
+            writes.push((pos, Segment::Bytes(bytes)));
             at = end;
         }
         (at == body.len()).then_some(Change { writes, final_len })
@@ -133,20 +230,57 @@ impl Change {
     /// writes in place, then cut the storage to the final length.
     pub fn commit(&self, store: &mut dyn Storage, at: u64) -> Result<()> {
         self.write_record(store, at)?;
-        self.apply(store)
+        self.apply(store, at)
     }
 
     /// Write the record at `at`: from here on the change is made, by [`Change::apply`] now
-    /// or by [`recover`] at the next open.
+    /// or by [`recover`] at the next open. Moved segments are read from the storage as it is
+    /// now, a piece at a time.
     pub fn write_record(&self, store: &mut dyn Storage, at: u64) -> Result<()> {
-        store.write_at(at, &self.encode())?;
-        store.sync()
+        let mut w = RecordWriter { store, at, small: Vec::new(), sum: Sum64::new() };
+        w.put(MAGIC, true)?;
+        w.put(&(self.writes.len() as u32).to_le_bytes(), true)?;
+        w.put(&self.final_len.to_le_bytes(), true)?;
+        let mut buf = Vec::new();
+        for (pos, seg) in &self.writes {
+            w.put(&pos.to_le_bytes(), true)?;
+            w.put(&seg.len().to_le_bytes(), true)?;
+            match seg {
+                Segment::Bytes(b) => w.put(b, true)?,
+                Segment::Moved { from, len } => {
+                    buf.resize(PIECE.min(*len as usize), 0);
+                    let mut done = 0u64;
+                    while done < *len {
+                        let n = (*len - done).min(buf.len() as u64) as usize;
+                        w.store.read_at(from + done, &mut buf[..n])?;
+                        w.put(&buf[..n], true)?;
+                        done += n as u64;
+                    }
+                }
+            }
+        }
+        let sum = w.sum.finish();
+        w.put(&sum.to_le_bytes(), false)?;
+        let total = w.at + w.small.len() as u64 - at + 16;
+        w.put(&total.to_le_bytes(), false)?;
+        w.put(MAGIC, false)?;
+        w.flush()?;
+        w.store.sync()
     }
 
-    /// Make the writes in place and cut the storage to the final length.
-    pub fn apply(&self, store: &mut dyn Storage) -> Result<()> {
-        for (pos, bytes) in &self.writes {
-            store.write_at(*pos, bytes)?;
+    /// Make the writes in place and cut the storage to the final length. `record` is where
+    /// the change's record is (moved segments are copied from it).
+    pub fn apply(&self, store: &mut dyn Storage, record: u64) -> Result<()> {
+        let mut data = record + 20;
+        let mut buf = Vec::new();
+        for (pos, seg) in &self.writes {
+            data += 16;
+            match seg {
+                Segment::Bytes(b) => store.write_at(*pos, b)?,
+                // The record lies past every byte the change writes: no overlap.
+                Segment::Moved { len, .. } => store.copy_disjoint(data, *pos, *len, &mut buf)?,
+            }
+            data += seg.len();
         }
         store.sync()?;
         store.truncate(self.final_len)?;
@@ -172,7 +306,7 @@ pub fn recover(store: &mut dyn Storage) -> Result<bool> {
     let pos = len - total;
     let record = store.read_vec(pos, total as usize)?;
     let Some(change) = Change::decode(&record, pos) else { return Ok(false) };
-    change.apply(store)?;
+    change.apply(store, pos)?;
     Ok(true)
 }
 
@@ -180,6 +314,95 @@ pub fn recover(store: &mut dyn Storage) -> Result<bool> {
 mod tests {
     use super::*;
     use crate::frame::io::MemStorage;
+
+    /// The checksum as the second record version defined it, over the whole record at once.
+    fn sum64_whole(data: &[u8]) -> u64 {
+        let mut lanes = [P1, P2, P1 ^ P2, P1.rotate_left(17)];
+        let mut blocks = data.chunks_exact(32);
+        for b in &mut blocks {
+            for (i, lane) in lanes.iter_mut().enumerate() {
+                let w = u64::from_le_bytes(b[i * 8..i * 8 + 8].try_into().unwrap());
+                *lane = (*lane ^ w).wrapping_mul(P2).rotate_left(31);
+            }
+        }
+        let mut h = lanes.iter().fold(data.len() as u64, |h, &l| (h ^ l).wrapping_mul(P1).rotate_left(27));
+        for &b in blocks.remainder() {
+            h = (h ^ b as u64).wrapping_mul(P1);
+        }
+        h ^= h >> 33;
+        h = h.wrapping_mul(P2);
+        h ^ (h >> 29)
+    }
+
+    /// Summed piece by piece, at any cut, the checksum is the one records have carried.
+    #[test]
+    fn the_checksum_in_pieces_is_the_whole_one() {
+        let mut rng = crate::test_rng::Rng::new(5);
+        for len in [0usize, 1, 31, 32, 33, 64, 100, 1000, 4099] {
+            let mut data = vec![0u8; len];
+            rng.fill(&mut data);
+            let want = sum64_whole(&data);
+            assert_eq!(sum64(&data), want);
+            for _ in 0..20 {
+                let mut s = Sum64::new();
+                let mut rest = &data[..];
+                while !rest.is_empty() {
+                    let n = rng.below(rest.len().min(70) + 1);
+                    s.update(&rest[..n]);
+                    rest = &rest[n..];
+                }
+                assert_eq!(s.finish(), want, "{len} bytes");
+            }
+        }
+    }
+
+    /// A stretch moved within the storage is recorded as the bytes it held, and applied from
+    /// the record: the same record and result as writing those bytes, at every overlap.
+    #[test]
+    fn moved_stretches_record_and_apply_as_their_bytes() {
+        let old: Vec<u8> = (0..3 * PIECE as u32 + 777).map(|i| (i * 31 + i / 251) as u8).collect();
+        let n = old.len() as u64;
+        for (from, to, len) in [(1000u64, 10u64, n - 1000), (10, 1000, n - 1000 - 5), (0, 5, 3), (5, 0, PIECE as u64 + 1)] {
+            let bytes = old[from as usize..(from + len) as usize].to_vec();
+            let final_len = n.max(to + len);
+            let moved = Change { writes: vec![(0, Segment::Bytes(b"HD".to_vec())), (to, Segment::Moved { from, len })], final_len };
+            let plain = Change { writes: vec![(0, Segment::Bytes(b"HD".to_vec())), (to, Segment::Bytes(bytes.clone()))], final_len };
+            let mut want = old.clone();
+            want.resize(final_len as usize, 0);
+            // In order: the header, then the stretch (which may cover it).
+            want[..2].copy_from_slice(b"HD");
+            want[to as usize..(to + len) as usize].copy_from_slice(&bytes);
+            let at = final_len + 3;
+            let mut s = store_with(&old);
+            moved.write_record(&mut s, at).unwrap();
+            let rec = s.data[at as usize..].to_vec();
+            assert!(rec == plain.encode(), "{from} -> {to}: record");
+            // Applied now, or by the next open.
+            let mut again = s.clone();
+            moved.apply(&mut s, at).unwrap();
+            let got = all(&mut s);
+            assert_eq!(got.len(), want.len());
+            assert_eq!(got.iter().zip(&want).position(|(a, b)| a != b), None, "{from} -> {to}: applied");
+            assert!(recover(&mut again).unwrap());
+            let got = all(&mut again);
+            assert_eq!(got.len(), want.len());
+            assert_eq!(got.iter().zip(&want).position(|(a, b)| a != b), None, "{from} -> {to}: recovered");
+        }
+    }
+
+    /// Copies within a storage leave what `copy_within` on a vector leaves, both ways.
+    #[test]
+    fn copies_within_overlap_as_memmove() {
+        let old: Vec<u8> = (0..2 * PIECE as u32 + 99).map(|i| (i ^ (i >> 9)) as u8).collect();
+        for (from, to, len) in [(0usize, 7usize, 2 * PIECE), (7, 0, 2 * PIECE), (0, PIECE, PIECE + 99), (PIECE, 1, PIECE)] {
+            let mut s = store_with(&old);
+            crate::frame::io::buffered_copy(&mut s, from as u64, to as u64, len as u64, &mut Vec::new()).unwrap();
+            let mut want = old.clone();
+            want.copy_within(from..from + len, to);
+            let got = all(&mut s);
+            assert!(got == want, "{from} -> {to}");
+        }
+    }
 
     #[test]
     fn the_checksum_sees_any_changed_byte_and_the_length() {
@@ -196,7 +419,7 @@ mod tests {
 
     #[test]
     fn first_version_records_are_still_recovered() {
-        let change = Change { writes: vec![(2, b"XY".to_vec())], final_len: 6 };
+        let change = Change { writes: vec![(2, Segment::Bytes(b"XY".to_vec()))], final_len: 6 };
         let mut v1 = change.encode();
         // Re-mark and re-checksum it as version 1 wrote it.
         let n = v1.len();
@@ -224,7 +447,7 @@ mod tests {
     #[test]
     fn a_complete_record_is_replayed_and_dropped() {
         let old = b"HEADERold-chunk-tail-INDEX".to_vec();
-        let change = Change { writes: vec![(0, b"HEADER2".to_vec()), (7, b"new-chunk-tail".to_vec())], final_len: 21 };
+        let change = Change { writes: vec![(0, Segment::Bytes(b"HEADER2".to_vec())), (7, Segment::Bytes(b"new-chunk-tail".to_vec()))], final_len: 21 };
         let mut s = store_with(&old);
         // Stopped right after the record went out: the next open finishes the change.
         s.write_at(old.len() as u64, &change.encode()).unwrap();
@@ -236,7 +459,7 @@ mod tests {
     #[test]
     fn partial_or_damaged_records_are_ignored() {
         let old = b"HEADERold-chunk-tail-INDEX".to_vec();
-        let change = Change { writes: vec![(3, b"xyz".to_vec())], final_len: 26 };
+        let change = Change { writes: vec![(3, Segment::Bytes(b"xyz".to_vec()))], final_len: 26 };
         let rec = change.encode();
         for cut in [1, 10, rec.len() - 9, rec.len() - 1] {
             let mut s = store_with(&old);
@@ -250,7 +473,7 @@ mod tests {
         s.write_at(old.len() as u64, &bad).unwrap();
         assert!(!recover(&mut s).unwrap());
         // Writes past the final length (or a final length past the record) are refused.
-        let wild = Change { writes: vec![(30, b"x".to_vec())], final_len: 26 }.encode();
+        let wild = Change { writes: vec![(30, Segment::Bytes(b"x".to_vec()))], final_len: 26 }.encode();
         let mut s = store_with(&old);
         s.write_at(old.len() as u64, &wild).unwrap();
         assert!(!recover(&mut s).unwrap());
@@ -259,7 +482,7 @@ mod tests {
     #[test]
     fn commit_leaves_only_the_new_bytes() {
         let mut s = store_with(b"0123456789");
-        let change = Change { writes: vec![(2, b"ab".to_vec())], final_len: 6 };
+        let change = Change { writes: vec![(2, Segment::Bytes(b"ab".to_vec()))], final_len: 6 };
         change.commit(&mut s, 10).unwrap();
         assert_eq!(all(&mut s), b"01ab45");
     }

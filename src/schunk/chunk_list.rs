@@ -145,7 +145,7 @@ mod tests {
     use std::sync::Arc;
 
     fn chunk(i: usize) -> MemChunk {
-        Arc::new((i as u64).to_le_bytes().to_vec())
+        MemChunk::Adopted(Arc::new((i as u64).to_le_bytes().to_vec()))
     }
 
     fn ids<'a>(it: impl Iterator<Item = &'a MemChunk>) -> Vec<u64> {

@@ -79,7 +79,7 @@ impl SuperChunk {
     pub fn held_chunk(&mut self, n: i64, lazy: bool) -> Result<Held> {
         let idx = self.check_index(n)?;
         if let Store::Memory(v) = &self.store {
-            return Ok(Held::Shared(Arc::clone(&v[idx])));
+            return Ok(Held::Shared(v[idx].clone()));
         }
         let c = if lazy { self.get_lazy_chunk(n)? } else { self.get_chunk(n)? };
         Ok(Held::Owned(c.into_owned()))
@@ -96,7 +96,7 @@ impl SuperChunk {
             let idx = s.check_index(n)?;
             let on_disk = s.urlpath.is_some();
             match &mut s.store {
-                Store::Memory(v) => Ok(PartialChunk { chunk: Held::Shared(Arc::clone(&v[idx])), reader: None }),
+                Store::Memory(v) => Ok(PartialChunk { chunk: Held::Shared(v[idx].clone()), reader: None }),
                 Store::Frame(f) if !on_disk || needed.iter().all(|&b| b) => {
                     Ok(PartialChunk { chunk: Held::Owned(f.chunk(idx)?.into_owned()), reader: None })
                 }

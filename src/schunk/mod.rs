@@ -58,19 +58,38 @@ enum Store {
     Frame(Box<Frame>),
 }
 
-/// A chunk of an in-memory super-chunk. The bytes stay in the `Vec` the compressor
-/// built them in: an `Arc<[u8]>` would copy every appended chunk, and the copy (made from
-/// the heap while the compressor's buffer came from its own mapping) left freed
-/// super-chunks' memory in glibc's heap instead of returning it. (A chunk copied from bytes
-/// handed in so takes two allocations. Holding those as `Arc<[u8]>`, one allocation, beside
-/// the built ones made the stored handle three times as wide, and deletes in the middle of
-/// 10^6 chunks, which then moved every later handle, 1.5-2 times as slow; tried again once
-/// [`ChunkList`] stopped moving them, it opened 10^6 copied chunks no faster beyond noise.)
-pub type MemChunk = Arc<Vec<u8>>;
+/// A chunk of an in-memory super-chunk. Appended chunks stay in the `Vec` the compressor
+/// built them in: an `Arc<[u8]>` would copy every one, and the copy (made from the heap while
+/// the compressor's buffer came from its own mapping) left freed super-chunks' memory in
+/// glibc's heap instead of returning it. Chunks copied from bytes handed in (a frame opened
+/// with copy, chunks appended or updated by reference) are one allocation with their counts.
+/// (Tried before [`ChunkList`] and found no faster; measured again on 2026-12-06, opening
+/// a buffer of 10^6 chunks took 95-127 ms against 134-217 with two allocations a chunk,
+/// the reference 67-73.)
+#[derive(Clone, Debug)]
+pub enum MemChunk {
+    /// A vector taken over as it is: the compressor's output, which appends keep without a
+    /// copy (chunks of megabytes).
+    Adopted(Arc<Vec<u8>>),
+    /// Bytes copied in with their counts, one allocation: chunks handed in by reference
+    /// (a frame opened with copy holds millions of small ones, whose open and free the
+    /// second allocation of a vector made 1.5-2 times as slow).
+    Copied(Arc<[u8]>),
+}
+
+impl std::ops::Deref for MemChunk {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        match self {
+            MemChunk::Adopted(v) => v,
+            MemChunk::Copied(b) => b,
+        }
+    }
+}
 
 /// A stored copy of chunk bytes handed in by reference.
 fn mem_chunk(chunk: &[u8]) -> MemChunk {
-    Arc::new(chunk.to_vec())
+    MemChunk::Copied(Arc::from(chunk))
 }
 
 /// Size of a chunk that is its header alone (`BLOSC2_MAX_OVERHEAD`).
@@ -770,7 +789,7 @@ impl SuperChunk {
             Store::Memory(v) => v.push(match whole {
                 Cow::Owned(mut own) => {
                     own.truncate(cbytes as usize);
-                    Arc::new(own)
+                    MemChunk::Adopted(Arc::new(own))
                 }
                 Cow::Borrowed(b) => mem_chunk(&b[..cbytes as usize]),
             }),

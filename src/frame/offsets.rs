@@ -89,9 +89,14 @@ const PARALLEL_INDEX_BYTES: usize = 1 << 20;
 fn index_compressor(nbytes: usize) -> Compressor {
     let mut params = index_cparams();
     if nbytes >= PARALLEL_INDEX_BYTES {
-        params.nthreads = std::thread::available_parallelism().map_or(1, |n| n.get().min(4)) as i16;
+        params.nthreads = parallel_index_threads();
     }
     Compressor::new(params)
+}
+
+/// Threads for a large index: the machine's cores, four at most.
+fn parallel_index_threads() -> i16 {
+    std::thread::available_parallelism().map_or(1, |n| n.get().min(4)) as i16
 }
 
 /// Compress an index. The chunk made last from `offsets` is reused for the blocks whose
@@ -129,7 +134,13 @@ pub fn decompress_index(chunk: &[u8], nchunks: usize) -> Result<Entries> {
         return Err(Error::Data);
     }
     let mut raw = vec![0u8; want];
-    let mut d = Decompressor::new(DecompressParams::default());
+    // Large indexes (decoded whole by the first change of a frame opened with one) use the
+    // machine's cores, as their compression does.
+    let mut params = DecompressParams::default();
+    if want >= PARALLEL_INDEX_BYTES {
+        params.nthreads = parallel_index_threads();
+    }
+    let mut d = Decompressor::new(params);
     let n = d.decompress(chunk, &mut raw)?;
     if n != want {
         return Err(Error::Data);

@@ -12,7 +12,7 @@ use std::borrow::Cow;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use super::entries::Undo;
+use super::entries::{Undo, UndoStep};
 use super::journal;
 use super::header::{FrameHeader, FrameType, HEADER_MINLEN, POS_FRAME_LEN};
 use super::io::{fs_opener, KeptFile, MemStorage, Opener, RecordingSlice, Storage};
@@ -1052,7 +1052,8 @@ impl Frame {
 
     /// Set entry `n` to `v`, its old value recorded in `undo`.
     fn set_entry(&mut self, n: usize, v: i64, undo: &mut Undo) {
-        undo.push((n, self.offsets.entries_mut().replace(n, v)));
+        let was = self.offsets.entries_mut().replace(n, v);
+        undo.push(UndoStep::Entry(n, was));
     }
 
     fn update_unjournaled(&mut self, n: usize, chunk: &[u8], undo: &mut Undo) -> Result<()> {

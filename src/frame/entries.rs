@@ -13,8 +13,23 @@
 
 use std::ops::Range;
 
-/// Index entries a change edited, with their old values, in the order it edited them.
-pub type Undo = Vec<(usize, i64)>;
+/// What a change did to the entries, in order, so that it can be undone.
+pub type Undo = Vec<UndoStep>;
+
+/// One edit of the entries, as [`Entries::restore`] undoes it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum UndoStep {
+    /// Entry `.0` held `.1`.
+    Entry(usize, i64),
+    /// [`Entries::shift_above`] added `delta` to the entries whose bits are set in `moved`
+    /// (one bit per entry; a shift of 10^6 entries listed one by one took about 10 MB).
+    Shift {
+        /// What was added.
+        delta: i64,
+        /// Bit `i % 64` of word `i / 64`: entry `i` was shifted.
+        moved: Vec<u64>,
+    },
+}
 
 /// Index entries, little-endian `i64`s back to back (see the module documentation).
 #[derive(Clone, Default)]
@@ -130,22 +145,47 @@ impl Entries {
     }
 
     /// Add `delta` to every stored entry (non-negative) above `above` except entry `skip`,
-    /// recording each changed entry's old value in `undo`.
+    /// recording which in `undo`.
     pub fn shift_above(&mut self, above: i64, delta: i64, skip: usize, undo: &mut Undo) {
         if delta == 0 {
             return;
         }
+        let mut moved = vec![0u64; self.len().div_ceil(64)];
         let mut changed: Option<Range<usize>> = None;
         for (i, b) in self.bytes.chunks_exact_mut(W).enumerate() {
             let o = i64::from_le_bytes((&*b).try_into().expect("8 bytes"));
             if i != skip && o >= 0 && o > above {
-                undo.push((i, o));
+                moved[i / 64] |= 1 << (i % 64);
                 b.copy_from_slice(&(o + delta).to_le_bytes());
                 changed = Some(changed.map_or(i..i + 1, |r| r.start..i + 1));
             }
         }
         if let Some(r) = changed {
             self.touch(r);
+            undo.push(UndoStep::Shift { delta, moved });
+        }
+    }
+
+    /// Put back what `undo` recorded, last change first.
+    pub fn restore(&mut self, undo: Undo) {
+        for step in undo.into_iter().rev() {
+            match step {
+                UndoStep::Entry(i, o) => {
+                    self.replace(i, o);
+                }
+                UndoStep::Shift { delta, moved } => {
+                    for (w, &bits) in moved.iter().enumerate() {
+                        let mut bits = bits;
+                        while bits != 0 {
+                            let i = w * 64 + bits.trailing_zeros() as usize;
+                            bits &= bits - 1;
+                            if let Some(v) = self.get(i) {
+                                self.replace(i, v - delta);
+                            }
+                        }
+                    }
+                }
+            }
         }
     }
 
@@ -170,12 +210,6 @@ impl Entries {
         self.written = chunk.map(|chunk| Box::new(Written { chunk, len: self.len(), touched: None }));
     }
 
-    /// Put back the old values `undo` recorded, last change first.
-    pub fn restore(&mut self, undo: Undo) {
-        for (i, o) in undo.into_iter().rev() {
-            self.replace(i, o);
-        }
-    }
 }
 
 impl FromIterator<i64> for Entries {
@@ -225,7 +259,38 @@ mod tests {
         e.shift_above(100, -40, 4, &mut undo);
         assert_eq!(e.iter().collect::<Vec<_>>(), vec![0, 100, 160, -1, 300, 100]);
         e.replace(1, 7);
-        undo.push((1, 100));
+        undo.push(UndoStep::Entry(1, 100));
+        e.restore(undo);
+        assert_eq!(e, before);
+    }
+
+    /// Shifted entries that land on the values of entries left alone are told apart, across
+    /// the words of the record, over shifts and edits interleaved.
+    #[test]
+    fn shifts_undo_what_they_moved_and_nothing_else() {
+        let before: Entries = [0i64, 100, 200, -1, 300, 100, 90, 130].into_iter().collect();
+        let mut e = before.clone();
+        let mut undo = Vec::new();
+        e.shift_above(100, -40, 4, &mut undo);
+        assert_eq!(e.iter().collect::<Vec<_>>(), vec![0, 100, 160, -1, 300, 100, 90, 90]);
+        e.restore(undo);
+        assert_eq!(e, before);
+
+        let mut rng = crate::test_rng::Rng::new(9);
+        let before: Entries = (0..1000).map(|_| rng.below(5000) as i64 - 100).collect();
+        let mut e = before.clone();
+        let mut undo = Vec::new();
+        for _ in 0..20 {
+            let at = rng.below(e.len());
+            if rng.below(2) == 0 {
+                let was = e.replace(at, rng.below(5000) as i64);
+                undo.push(UndoStep::Entry(at, was));
+            } else {
+                let delta = rng.below(400) as i64 - 200;
+                e.shift_above(rng.below(5000) as i64, delta, at, &mut undo);
+            }
+        }
+        assert_ne!(e, before);
         e.restore(undo);
         assert_eq!(e, before);
     }

@@ -930,7 +930,7 @@ impl Frame {
                 c.writes.push((to, journal::Segment::Moved { from, len }));
                 Ok(())
             }
-            None => super::io::buffered_copy(&mut *self.store, from, to, len, &mut Vec::new()),
+            None => self.store.copy_within(from, to, len, &mut Vec::new()),
         }
     }
 

@@ -36,8 +36,9 @@ pub trait Storage: Send {
         false
     }
 
-    /// Copy `len` bytes from `from` to `to`, ranges that do not overlap, through `buf`.
-    fn copy_disjoint(&mut self, from: u64, to: u64, len: u64, buf: &mut Vec<u8>) -> Result<()> {
+    /// Copy `len` bytes from `from` to `to` (ranges that may overlap, as `memmove`), through
+    /// `buf` unless the storage has a better way.
+    fn copy_within(&mut self, from: u64, to: u64, len: u64, buf: &mut Vec<u8>) -> Result<()> {
         buffered_copy(self, from, to, len, buf)
     }
 
@@ -121,6 +122,18 @@ impl Storage for MemStorage {
 
     fn truncate(&mut self, len: u64) -> Result<()> {
         self.data.resize(to_usize(len)?, 0);
+        Ok(())
+    }
+
+    /// One `memmove` within the vector (grown first when the copy ends past it).
+    fn copy_within(&mut self, from: u64, to: u64, len: u64, _buf: &mut Vec<u8>) -> Result<()> {
+        let (from, to, len) = (to_usize(from)?, to_usize(to)?, to_usize(len)?);
+        let src_end = from.checked_add(len).filter(|&e| e <= self.data.len()).ok_or(Error::ReadBuffer)?;
+        let dst_end = to.checked_add(len).ok_or(Error::MemoryAlloc)?;
+        if dst_end > self.data.len() {
+            self.data.resize(dst_end, 0);
+        }
+        self.data.copy_within(from..src_end, to);
         Ok(())
     }
 
@@ -285,13 +298,17 @@ impl Storage for FileStorage {
         self.file.set_len(len).map_err(|_| Error::FileTruncate)
     }
 
-    /// Within the kernel where it can (`copy_file_range`: one copy between cached pages,
-    /// not two through a buffer); through `buf` for what it does not copy.
+    /// Ranges that do not overlap are copied within the kernel where it can
+    /// (`copy_file_range`: one copy between cached pages, not two through a buffer, which
+    /// it refuses for overlapping ranges of one file); anything else through `buf`.
     #[cfg(target_os = "linux")]
-    fn copy_disjoint(&mut self, from: u64, to: u64, len: u64, buf: &mut Vec<u8>) -> Result<()> {
+    fn copy_within(&mut self, from: u64, to: u64, len: u64, buf: &mut Vec<u8>) -> Result<()> {
         use std::os::fd::AsRawFd;
         if self.gone {
             return Err(Error::FileOpen);
+        }
+        if from.max(to) - from.min(to) < len {
+            return buffered_copy(self, from, to, len, buf);
         }
         let fd = self.file.as_raw_fd();
         let mut done = 0u64;

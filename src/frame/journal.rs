@@ -278,7 +278,7 @@ impl Change {
             match seg {
                 Segment::Bytes(b) => store.write_at(*pos, b)?,
                 // The record lies past every byte the change writes: no overlap.
-                Segment::Moved { len, .. } => store.copy_disjoint(data, *pos, *len, &mut buf)?,
+                Segment::Moved { len, .. } => store.copy_within(data, *pos, *len, &mut buf)?,
             }
             data += seg.len();
         }
@@ -390,18 +390,32 @@ mod tests {
         }
     }
 
-    /// Copies within a storage leave what `copy_within` on a vector leaves, both ways.
+    /// Copies within a storage leave what `copy_within` on a vector leaves, both ways: the
+    /// piece-by-piece copy every storage can fall back on, the in-memory one, and a file's
+    /// (`copy_file_range` for ranges apart, pieces for overlapping ones).
     #[test]
     fn copies_within_overlap_as_memmove() {
-        let old: Vec<u8> = (0..2 * PIECE as u32 + 99).map(|i| (i ^ (i >> 9)) as u8).collect();
-        for (from, to, len) in [(0usize, 7usize, 2 * PIECE), (7, 0, 2 * PIECE), (0, PIECE, PIECE + 99), (PIECE, 1, PIECE)] {
-            let mut s = store_with(&old);
-            crate::frame::io::buffered_copy(&mut s, from as u64, to as u64, len as u64, &mut Vec::new()).unwrap();
+        use crate::frame::io::{buffered_copy, FileStorage};
+        let old: Vec<u8> = (0..3 * PIECE as u32 + 99).map(|i| (i ^ (i >> 9)) as u8).collect();
+        let path = std::env::temp_dir().join(format!("b2-copy-within-{}", std::process::id()));
+        let cases = [(0usize, 7usize, 2 * PIECE), (7, 0, 2 * PIECE), (0, PIECE, PIECE + 99), (PIECE, 1, PIECE), (0, 2 * PIECE, PIECE)];
+        for (from, to, len) in cases {
             let mut want = old.clone();
             want.copy_within(from..from + len, to);
-            let got = all(&mut s);
-            assert!(got == want, "{from} -> {to}");
+            let (from, to, len) = (from as u64, to as u64, len as u64);
+            let mut s = store_with(&old);
+            buffered_copy(&mut s, from, to, len, &mut Vec::new()).unwrap();
+            assert!(all(&mut s) == want, "{from} -> {to}: in pieces");
+            let mut s = store_with(&old);
+            s.copy_within(from, to, len, &mut Vec::new()).unwrap();
+            assert!(all(&mut s) == want, "{from} -> {to}: in memory");
+            let mut f = FileStorage::create(&path).unwrap();
+            f.write_at(0, &old).unwrap();
+            f.copy_within(from, to, len, &mut Vec::new()).unwrap();
+            let n = f.len().unwrap() as usize;
+            assert!(f.read_vec(0, n).unwrap() == want, "{from} -> {to}: in a file");
         }
+        let _ = std::fs::remove_file(&path);
     }
 
     #[test]

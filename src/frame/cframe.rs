@@ -984,15 +984,18 @@ impl Frame {
             return Err(e);
         }
         let at = old_end.max(change.final_len);
-        if let Err(e) = change.write_record(&mut *self.store, at) {
-            // No record: nothing was changed in place.
-            let _ = self.store.truncate(old_end);
-            restore(self);
-            return Err(e);
-        }
-        // The record is complete: the frame is the new one from here on (the next open
-        // finishes the writes if these fail twice).
-        change.apply(&mut *self.store, at).or_else(|_| change.apply(&mut *self.store, at))
+        let recorded = match change.write_record(&mut *self.store, at) {
+            Ok(r) => r,
+            Err(e) => {
+                // No record: nothing was changed in place.
+                let _ = self.store.truncate(old_end);
+                restore(self);
+                return Err(e);
+            }
+        };
+        // The record is complete: the frame is the new one from here on (a second try goes
+        // on from where the first stopped; the next open finishes the writes if both fail).
+        change.apply(&mut *self.store, &recorded).or_else(|_| change.apply(&mut *self.store, &recorded))
     }
 
     /// Add `chunk` after the last one. The caller updates the header counters first.

@@ -612,6 +612,11 @@ impl Frame {
         self.payload_len
     }
 
+    /// Where the payload starts in the frame's storage.
+    pub fn payload_pos(&self) -> u64 {
+        self.chunk_pos(0)
+    }
+
     /// The file or buffer the frame (or, if sparse, its `chunks.b2frame`) is read from and
     /// written to.
     pub fn storage(&mut self) -> &mut dyn Storage {

@@ -1231,3 +1231,58 @@ fn from_buffer_copy_reads_the_chunks_a_whole_frame_reads() {
         }
     }
 }
+
+/// A frame of small chunks opened with copy holds them in one copy of its payload; they
+/// read as the whole frame's, whatever is replaced, deleted or inserted after, and outlive
+/// the super-chunk when lent. A payload mostly of deleted chunks' bytes is not kept whole.
+#[test]
+fn small_chunks_opened_with_copy_share_one_slab() {
+    let (c, d) = params(4);
+    let spec = StorageSpec { contiguous: true, urlpath: None };
+    let mut s = SuperChunk::new(c, d, &spec).unwrap();
+    for k in 0..200 {
+        s.append_buffer(&data(64, k as u32)).unwrap();
+    }
+    s.append_chunk(&special(4, 256, Special::Zero)).unwrap();
+    let frame = s.to_buffer().unwrap().into_owned();
+    let in_slab = |s: &SuperChunk| match &s.store {
+        Store::Memory(v) => v.iter().filter(|c| matches!(c, MemChunk::InSlab(_))).count(),
+        Store::Frame(_) => panic!("opened with copy: chunks in memory"),
+    };
+    let mut copy = SuperChunk::from_buffer_copy(&frame).unwrap();
+    assert_eq!(in_slab(&copy), 200);
+    let lent = copy.get_chunk(7).unwrap().into_owned();
+    for n in 0..201 {
+        assert_eq!(copy.get_chunk(n).unwrap(), s.get_chunk(n).unwrap(), "chunk {n}");
+    }
+    let new = s.get_chunk(150).unwrap().into_owned();
+    copy.update_chunk(3, &new).unwrap();
+    copy.delete_chunk(5).unwrap();
+    copy.insert_chunk(9, &new).unwrap();
+    let mut out = vec![0u8; 4 * 64];
+    assert_eq!(copy.decompress_chunk(3, &mut out).unwrap(), out.len());
+    assert_eq!(out, data(64, 150));
+    drop(s);
+    let mut want = SuperChunk::from_frame_vec(frame.clone()).unwrap();
+    want.update_chunk(3, &new).unwrap();
+    want.delete_chunk(5).unwrap();
+    want.insert_chunk(9, &new).unwrap();
+    for n in 0..want.nchunks() {
+        assert_eq!(copy.get_chunk(n).unwrap(), want.get_chunk(n).unwrap(), "chunk {n} after edits");
+    }
+    drop(copy);
+    // Chunk 7 then, 6 since the delete.
+    assert_eq!(lent, want.get_chunk(6).unwrap().into_owned());
+
+    // The same frame after most chunks were deleted: their bytes stay in its payload.
+    let mut thin = SuperChunk::from_frame_vec(frame.clone()).unwrap();
+    for _ in 0..150 {
+        thin.delete_chunk(0).unwrap();
+    }
+    let thin_frame = thin.to_buffer().unwrap().into_owned();
+    let mut copy = SuperChunk::from_buffer_copy(&thin_frame).unwrap();
+    assert_eq!(in_slab(&copy), 0, "a payload mostly deleted is copied chunk by chunk");
+    for n in 0..thin.nchunks() {
+        assert_eq!(copy.get_chunk(n).unwrap(), thin.get_chunk(n).unwrap(), "chunk {n} of the thinned frame");
+    }
+}

@@ -61,14 +61,7 @@ fn backward_pays() -> bool {
 #[cfg(target_arch = "x86_64")]
 #[cold]
 fn rep_movsb_slows_near_aliasing() -> bool {
-    // SAFETY: `cpuid` leaf 0 exists on every x86_64 processor and only reads registers.
-    #[allow(unused_unsafe)]
-    let id = unsafe { std::arch::x86_64::__cpuid(0) };
-    let mut vendor = [0u8; 12];
-    vendor[..4].copy_from_slice(&id.ebx.to_le_bytes());
-    vendor[4..8].copy_from_slice(&id.edx.to_le_bytes());
-    vendor[8..].copy_from_slice(&id.ecx.to_le_bytes());
-    &vendor == b"AuthenticAMD" || &vendor == b"HygonGenuine"
+    crate::cpu::vendor() == crate::cpu::Vendor::Amd
 }
 
 /// Other architectures' `memcpy` has no `rep movsb`.
@@ -102,7 +95,7 @@ pub fn copy_bytes(dest: &mut [u8], src: &[u8]) {
 #[cfg(target_arch = "x86_64")]
 fn copy_backward(dest: &mut [u8], src: &[u8]) {
     assert_eq!(dest.len(), src.len());
-    if std::arch::is_x86_feature_detected!("avx2") {
+    if crate::cpu::has(crate::cpu::Feature::Avx2) {
         // SAFETY: the CPU has AVX2 (checked just above); the slices have the same length.
         unsafe { backward_avx2(dest, src) }
     } else {

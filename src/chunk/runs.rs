@@ -18,7 +18,7 @@ pub fn is_run(s: &[u8]) -> bool {
         return false;
     }
     #[cfg(target_arch = "x86_64")]
-    if s.len() >= 32 && std::arch::is_x86_feature_detected!("avx2") {
+    if s.len() >= 32 && crate::cpu::has(crate::cpu::Feature::Avx2) {
         // SAFETY: the CPU has AVX2 (checked just above).
         return unsafe { is_run_avx2(s, first) };
     }

@@ -15,7 +15,7 @@ use super::bitshuffle_sse2;
 /// (a multiple of 16).
 pub(crate) fn transpose_row(row: &[u8], out: &mut [u8], base: usize, stride: usize) -> usize {
     let len = row.len() / 32 * 32;
-    if len == 0 || !std::arch::is_x86_feature_detected!("avx2") {
+    if len == 0 || !crate::cpu::has(crate::cpu::Feature::Avx2) {
         return bitshuffle_sse2::transpose_row(row, out, base, stride);
     }
     assert!(stride >= len / 8 && base + 7 * stride + len / 8 <= out.len());
@@ -30,7 +30,7 @@ pub(crate) fn transpose_row(row: &[u8], out: &mut [u8], base: usize, stride: usi
 /// (a multiple of 64).
 pub(crate) fn untranspose_row(inp: &[u8], base: usize, stride: usize, row: &mut [u8]) -> usize {
     let len = row.len() / 256 * 256;
-    if len == 0 || !std::arch::is_x86_feature_detected!("avx2") {
+    if len == 0 || !crate::cpu::has(crate::cpu::Feature::Avx2) {
         return bitshuffle_sse2::untranspose_row(inp, base, stride, row);
     }
     assert!(base + 7 * stride + len / 8 <= inp.len());
@@ -38,7 +38,7 @@ pub(crate) fn untranspose_row(inp: &[u8], base: usize, stride: usize, row: &mut 
     // kernels read bytes `base + k * stride + g`, `k < 8`, `g < len / 8` (in bounds by the
     // assertion) and write `len <= row.len()` bytes of `row`.
     unsafe {
-        if std::arch::is_x86_feature_detected!("gfni") {
+        if crate::cpu::has(crate::cpu::Feature::Gfni) {
             untranspose_kernel_gfni(inp.as_ptr().add(base), stride, row.as_mut_ptr(), len);
         } else {
             untranspose_kernel(inp.as_ptr().add(base), stride, row.as_mut_ptr(), len);
@@ -186,14 +186,14 @@ mod tests {
     /// it can) against the scalar untranspose, planes further apart than a row needs.
     #[test]
     fn untranspose_builds_match_scalar() {
-        if !std::arch::is_x86_feature_detected!("avx2") {
+        if !crate::cpu::has(crate::cpu::Feature::Avx2) {
             return;
         }
         let (len, stride) = (512, 80);
         let inp = crate::filters::tests::data(8 * stride, 5);
         let mut want = vec![0; len];
         crate::filters::bitshuffle::untranspose_row_scalar(&inp, 8, stride, &mut want, 0);
-        let gfni = std::arch::is_x86_feature_detected!("gfni");
+        let gfni = crate::cpu::has(crate::cpu::Feature::Gfni);
         for build in 0..if gfni { 2 } else { 1 } {
             let mut out = vec![0xEE; len];
             // SAFETY: AVX2 (and GFNI for build 1) detected; planes 8 + k * stride hold

@@ -19,9 +19,9 @@ use super::bitshuffle_avx2;
 /// Whether the running CPU has everything these kernels use.
 #[inline]
 pub(crate) fn detected() -> bool {
-    std::arch::is_x86_feature_detected!("avx512f")
-        && std::arch::is_x86_feature_detected!("avx512bw")
-        && std::arch::is_x86_feature_detected!("gfni")
+    crate::cpu::has(crate::cpu::Feature::Avx512f)
+        && crate::cpu::has(crate::cpu::Feature::Avx512bw)
+        && crate::cpu::has(crate::cpu::Feature::Gfni)
 }
 
 /// Same contract as `bitshuffle_sse2::transpose_row`; returns the bytes of `row` done.

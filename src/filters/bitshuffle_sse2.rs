@@ -36,7 +36,7 @@ pub(crate) fn untranspose_row(inp: &[u8], base: usize, stride: usize, row: &mut 
     // uses it. The kernels read bytes `base + k * stride + g`, `k < 8`, `g < len / 8` (in
     // bounds by the assertion) and write `len <= row.len()` bytes of `row`.
     unsafe {
-        if std::arch::is_x86_feature_detected!("gfni") {
+        if crate::cpu::has(crate::cpu::Feature::Gfni) {
             untranspose_kernel_gfni(inp.as_ptr().add(base), stride, row.as_mut_ptr(), len);
         } else {
             untranspose_kernel(inp.as_ptr().add(base), stride, row.as_mut_ptr(), len);
@@ -162,7 +162,7 @@ mod tests {
         let inp = crate::filters::tests::data(8 * stride, 9);
         let mut want = vec![0; len];
         crate::filters::bitshuffle::untranspose_row_scalar(&inp, 8, stride, &mut want, 0);
-        let gfni = std::arch::is_x86_feature_detected!("gfni");
+        let gfni = crate::cpu::has(crate::cpu::Feature::Gfni);
         for build in 0..if gfni { 2 } else { 1 } {
             let mut out = vec![0xEE; len];
             // SAFETY: GFNI detected for build 1; planes 8 + k * stride hold len / 8 = 24

@@ -186,20 +186,11 @@ fn cpu() -> Cpu {
 #[cold]
 #[inline(never)]
 fn cpu_asked() -> Cpu {
-    #[allow(unused_unsafe)]
-    // SAFETY: CPUID leaves 0 and 1 exist on every x86-64 CPU.
-    let (vendor, signature) = unsafe {
-        let r = core::arch::x86_64::__cpuid(0);
-        ((r.ebx, r.edx, r.ecx), core::arch::x86_64::__cpuid(1).eax)
-    };
-    // The family as CPUID reports it: base family 0Fh plus the extended family.
-    let family = ((signature >> 8) & 0xF) + ((signature >> 20) & 0xFF);
-    let kind = if vendor == (0x756e_6547, 0x4965_6e69, 0x6c65_746e) {
-        Cpu::Intel
-    } else if vendor == (0x6874_7541, 0x6974_6e65, 0x444d_4163) && family == 0x19 {
-        Cpu::Zen4
-    } else {
-        Cpu::Other
+    use crate::cpu::{family, vendor, Vendor};
+    let kind = match vendor() {
+        Vendor::Intel => Cpu::Intel,
+        Vendor::Amd if family() == 0x19 => Cpu::Zen4,
+        _ => Cpu::Other,
     };
     KIND.store(kind.code(), std::sync::atomic::Ordering::Relaxed);
     kind
@@ -210,9 +201,9 @@ fn cpu() -> Cpu {
     Cpu::Other
 }
 
-/// Whether the CPU has AVX2, from [`Isa::level`]'s cache: `is_x86_feature_detected!`
-/// reads the standard library's cache through the GOT (see [`Isa::level`]), an extra
-/// dependent load before each kernel of a small block.
+/// Whether the CPU has AVX2, from [`Isa::level`]'s cache (the standard library's
+/// `is_x86_feature_detected!`, used before `crate::cpu`, read its cache through the GOT, an
+/// extra dependent load before each kernel of a small block; see [`Isa::level`]).
 #[cfg(target_arch = "x86_64")]
 #[inline]
 pub(crate) fn avx2_detected() -> bool {
@@ -241,7 +232,7 @@ impl Isa {
         Self::level()
     }
 
-    /// [`Isa::best`], cached: asked of `is_x86_feature_detected!` every time it took four
+    /// [`Isa::best`], cached: asked of the feature tests every time it took four
     /// cached loads and as many tests, a tenth of what the exported `blosc2_unshuffle`
     /// spent outside its kernel.
     ///
@@ -333,13 +324,13 @@ impl Isa {
     fn detect() -> Isa {
         #[cfg(target_arch = "x86_64")]
         {
-            if std::arch::is_x86_feature_detected!("avx2") {
+            if crate::cpu::has(crate::cpu::Feature::Avx2) {
                 if bitshuffle_avx512::detected() {
                     return Isa::Avx512;
                 }
                 return Isa::Avx2;
             }
-            if std::arch::is_x86_feature_detected!("sse2") {
+            if crate::cpu::has(crate::cpu::Feature::Sse2) {
                 return Isa::Sse2;
             }
         }
@@ -357,12 +348,12 @@ impl Isa {
         match self {
             Isa::Scalar => true,
             #[cfg(target_arch = "x86_64")]
-            Isa::Sse2 => std::arch::is_x86_feature_detected!("sse2"),
+            Isa::Sse2 => crate::cpu::has(crate::cpu::Feature::Sse2),
             #[cfg(target_arch = "x86_64")]
-            Isa::Avx2 => std::arch::is_x86_feature_detected!("avx2"),
+            Isa::Avx2 => crate::cpu::has(crate::cpu::Feature::Avx2),
             #[cfg(target_arch = "x86_64")]
             Isa::Avx512 => {
-                std::arch::is_x86_feature_detected!("avx2") && bitshuffle_avx512::detected()
+                crate::cpu::has(crate::cpu::Feature::Avx2) && bitshuffle_avx512::detected()
             }
             #[cfg(target_arch = "aarch64")]
             Isa::Neon => std::arch::is_aarch64_feature_detected!("neon"),

@@ -35,7 +35,7 @@ pub(crate) fn shuffle(ts: usize, n: usize, src: &[u8], dest: &mut [u8], start: u
     let Some(end) = super::shuffle::simd_span(ts, n, start, 32) else {
         return start;
     };
-    if !std::arch::is_x86_feature_detected!("avx2") {
+    if !crate::cpu::has(crate::cpu::Feature::Avx2) {
         return start;
     }
     assert!(src.len() >= n * ts && dest.len() >= n * ts);
@@ -88,7 +88,7 @@ pub(crate) fn shuffle(ts: usize, n: usize, src: &[u8], dest: &mut [u8], start: u
 /// scalar loop it replaces ran at 0.95-0.97x the reference's, also scalar (2.9 GB/s).
 fn shuffle_narrow(ts: usize, n: usize, src: &[u8], dest: &mut [u8], start: usize) -> usize {
     let end = start + n.saturating_sub(start) / 16 * 16;
-    if end == start || !std::arch::is_x86_feature_detected!("avx2") {
+    if end == start || !crate::cpu::has(crate::cpu::Feature::Avx2) {
         return start;
     }
     assert!(src.len() >= n * ts && dest.len() >= n * ts);
@@ -118,7 +118,7 @@ fn shuffle_12(n: usize, src: &[u8], dest: &mut [u8], start: usize) -> usize {
     // Steps i..i + 32 with (i + 32) * 12 + 4 <= src.len(): the loads stay inside `src`.
     let fit = src.len().saturating_sub(4) / 12;
     let end = start + n.min(fit).saturating_sub(start) / 32 * 32;
-    if end == start || !std::arch::is_x86_feature_detected!("avx2") {
+    if end == start || !crate::cpu::has(crate::cpu::Feature::Avx2) {
         return start;
     }
     let (s, d) = (src.as_ptr(), dest.as_mut_ptr());
@@ -126,7 +126,7 @@ fn shuffle_12(n: usize, src: &[u8], dest: &mut [u8], start: usize) -> usize {
     // `end * 12 + 4` bytes and `dest` at least `n * 12`, `end <= n`; `end - start` is a
     // multiple of 32.
     unsafe {
-        if std::arch::is_x86_feature_detected!("avx512vl") {
+        if crate::cpu::has(crate::cpu::Feature::Avx512vl) {
             shuffle12_vl(s, d, n, start, end);
         } else {
             shuffle12(s, d, n, start, end);
@@ -256,7 +256,7 @@ pub(crate) fn shuffle_block(ts: usize, n: usize, src: &[u8], dest: &mut [u8]) ->
     if n == 0 || n % 32 != 0 || !matches!(ts, 2 | 4 | 8 | 16) || staged(ts, n) {
         return false;
     }
-    if !std::arch::is_x86_feature_detected!("avx2") {
+    if !crate::cpu::has(crate::cpu::Feature::Avx2) {
         return false;
     }
     assert!(src.len() >= n * ts && dest.len() >= n * ts);
@@ -289,7 +289,7 @@ pub(crate) fn unshuffle(rows: &[&[u8]], n: usize, dest: &mut [u8], start: usize)
     let Some(end) = super::shuffle::simd_span(ts, n, start, 32) else {
         return start;
     };
-    if !std::arch::is_x86_feature_detected!("avx2") {
+    if !crate::cpu::has(crate::cpu::Feature::Avx2) {
         return start;
     }
     assert!(rows.iter().all(|r| r.len() >= n) && dest.len() >= n * ts);
@@ -318,7 +318,7 @@ pub(crate) fn unshuffle(rows: &[&[u8]], n: usize, dest: &mut [u8], start: usize)
 fn unshuffle_narrow(rows: &[&[u8]], n: usize, dest: &mut [u8], start: usize) -> usize {
     let ts = rows.len();
     let end = start + n.saturating_sub(start) / 16 * 16;
-    if end == start || !std::arch::is_x86_feature_detected!("avx2") {
+    if end == start || !crate::cpu::has(crate::cpu::Feature::Avx2) {
         return start;
     }
     assert!(rows.iter().all(|r| r.len() >= n) && dest.len() >= n * ts);
@@ -400,7 +400,7 @@ unsafe fn unshuffle_narrow_steps<const TS: usize>(
 /// Emerald Rapids).
 fn unshuffle_12(rows: &[&[u8]], n: usize, dest: &mut [u8], start: usize) -> usize {
     let end = start + n.saturating_sub(start) / 32 * 32;
-    if end == start || !std::arch::is_x86_feature_detected!("avx2") {
+    if end == start || !crate::cpu::has(crate::cpu::Feature::Avx2) {
         return start;
     }
     assert!(rows.iter().all(|r| r.len() >= n) && dest.len() >= n * 12);
@@ -409,7 +409,7 @@ fn unshuffle_12(rows: &[&[u8]], n: usize, dest: &mut [u8], start: usize) -> usiz
     // `n >= end` bytes and `dest` at least `n * 12` (asserted); `end - start` is a
     // multiple of 32.
     unsafe {
-        if std::arch::is_x86_feature_detected!("avx512vl") {
+        if crate::cpu::has(crate::cpu::Feature::Avx512vl) {
             unshuffle12_vl(ptrs, d, start, end);
         } else {
             unshuffle12(ptrs, d, start, end);
@@ -611,7 +611,7 @@ impl RowPtrs<'_> {
 /// AVX2 available; every row holds at least `end` bytes; `dest` is writable for
 /// `end * ts` bytes; `end - start` is a multiple of 32.
 unsafe fn unshuffle_tiled_any(rows: RowPtrs<'_>, ts: usize, n: usize, dest: *mut u8, start: usize, end: usize) {
-    let vl = std::arch::is_x86_feature_detected!("avx512vl");
+    let vl = crate::cpu::has(crate::cpu::Feature::Avx512vl);
     // SAFETY: the caller's contract is the kernels'; AVX-512VL is checked for the `_vl`
     // builds.
     unsafe {
@@ -635,7 +635,7 @@ pub(crate) fn unshuffle_zero_high(
     start: usize,
 ) -> usize {
     let end = start + n.saturating_sub(start) / 16 * 16;
-    if end == start || !std::arch::is_x86_feature_detected!("avx2") {
+    if end == start || !crate::cpu::has(crate::cpu::Feature::Avx2) {
         return start;
     }
     assert!(rows.iter().all(|r| r.len() >= n) && dest.len() >= n * ts);
@@ -1167,7 +1167,7 @@ mod tests {
     /// with the source ending 4 bytes after the last element's 12 as the kernel allows.
     #[test]
     fn shuffle12_builds_match_model() {
-        if !std::arch::is_x86_feature_detected!("avx2") {
+        if !crate::cpu::has(crate::cpu::Feature::Avx2) {
             return;
         }
         let n = 32 * 5 + 7;
@@ -1179,7 +1179,7 @@ mod tests {
                 want[j * n + i] = src[12 * i + j];
             }
         }
-        let vl = std::arch::is_x86_feature_detected!("avx512vl");
+        let vl = crate::cpu::has(crate::cpu::Feature::Avx512vl);
         for build in 0..if vl { 2 } else { 1 } {
             let mut out = vec![0xEE; 12 * n];
             // SAFETY: AVX2 (and AVX-512VL for build 1) detected; `src` holds end * 12 + 4
@@ -1200,7 +1200,7 @@ mod tests {
     /// last element that must stay untouched.
     #[test]
     fn unshuffle12_builds_match_model() {
-        if !std::arch::is_x86_feature_detected!("avx2") {
+        if !crate::cpu::has(crate::cpu::Feature::Avx2) {
             return;
         }
         let n = 32 * 5 + 7;
@@ -1213,7 +1213,7 @@ mod tests {
                 want[12 * i + j] = row[i];
             }
         }
-        let vl = std::arch::is_x86_feature_detected!("avx512vl");
+        let vl = crate::cpu::has(crate::cpu::Feature::Avx512vl);
         for build in 0..if vl { 2 } else { 1 } {
             let mut out = vec![0xEE; 12 * n];
             let ptrs = row_ptrs::<12>(&rows);

@@ -15,8 +15,8 @@ use super::shuffle::{row_ptrs, strided_ptrs};
 /// Whether the running CPU has the instructions of these kernels.
 #[inline]
 fn detected() -> bool {
-    std::arch::is_x86_feature_detected!("avx512f")
-        && std::arch::is_x86_feature_detected!("avx512bw")
+    crate::cpu::has(crate::cpu::Feature::Avx512f)
+        && crate::cpu::has(crate::cpu::Feature::Avx512bw)
 }
 
 /// Unshuffles elements `start..` in steps of 64 for type sizes 2, 4, 8 and 16; returns the

@@ -1,4 +1,4 @@
-//! What the processor can do, asked of CPUID once per process.
+//! What an x86-64 processor can do, asked of CPUID once per process.
 //!
 //! The standard library's `is_x86_feature_detected!` asks CPUID about ten times on its
 //! first use. In a virtual machine every CPUID leaves for the hypervisor: 3.6 us each on the
@@ -81,7 +81,6 @@ fn ask() -> u64 {
     a
 }
 
-#[cfg(target_arch = "x86_64")]
 fn detect() -> u64 {
     use core::arch::x86_64::{__cpuid, __cpuid_count};
     let bit = |reg: u32, n: u32| reg >> n & 1 != 0;
@@ -123,7 +122,6 @@ fn detect() -> u64 {
 }
 
 /// XCR0, the register states the system saves. Only asked when CPUID reports OSXSAVE.
-#[cfg(target_arch = "x86_64")]
 fn xgetbv0() -> u64 {
     let (lo, hi): (u32, u32);
     // SAFETY: XGETBV with ECX = 0 is valid whenever CPUID reports OSXSAVE (checked by the
@@ -134,12 +132,7 @@ fn xgetbv0() -> u64 {
     (hi as u64) << 32 | lo as u64
 }
 
-#[cfg(not(target_arch = "x86_64"))]
-fn detect() -> u64 {
-    0
-}
-
-#[cfg(all(test, target_arch = "x86_64"))]
+#[cfg(test)]
 mod tests {
     use super::*;
 

@@ -44,6 +44,7 @@ pub mod filters;
 pub mod frame;
 pub mod schunk;
 pub(crate) mod copy;
+#[cfg(target_arch = "x86_64")]
 pub(crate) mod cpu;
 pub(crate) mod scratch;
 pub mod settings;

@@ -551,6 +551,10 @@ impl Change {
             }
             Some(ring) => {
                 let (done, progress) = ring.read_mark(store)?;
+                let moves = self.writes.iter().filter(|(_, s)| matches!(s, Segment::Moved { .. })).count() as u64;
+                if done > moves {
+                    return Err(Error::InvalidHeader);
+                }
                 let mut ordinal = 0u64;
                 for (pos, seg) in &self.writes {
                     match seg {
@@ -564,9 +568,6 @@ impl Change {
                             ordinal += 1;
                         }
                     }
-                }
-                if done > ordinal {
-                    return Err(Error::InvalidHeader);
                 }
             }
         }
@@ -844,6 +845,11 @@ mod tests {
         let mut other = ring;
         other.sum ^= 1;
         other.write_mark(&mut s, 0, 3).unwrap();
+        let mut reopened = s.clone();
+        assert!(recover(&mut reopened).is_err());
+        assert!(reopened.data[..old.len()] == old[..], "nothing applied");
+        // A mark of this record claiming more moves than it has: refused before any write.
+        ring.write_mark(&mut s, 2, 0).unwrap();
         let mut reopened = s.clone();
         assert!(recover(&mut reopened).is_err());
         assert!(reopened.data[..old.len()] == old[..], "nothing applied");

@@ -1197,22 +1197,6 @@ impl SuperChunk {
         let slab = Self::slab_for(&frame, bytes);
         for c in frame.chunks_in(bytes) {
             let c = c?;
-            if let (Some((slab, at)), Cow::Borrowed(b)) = (&slab, &c) {
-                // Within the payload: `chunks_in` checks every stored chunk's bounds.
-                let start = (b.as_ptr() as usize).wrapping_sub(*at as usize + bytes.as_ptr() as usize);
-                if start.checked_add(b.len()).is_some_and(|end| end <= slab.len()) {
-                    let h = ChunkHeader::read_min(b)?;
-                    cbytes += h.cbytes as i64;
-                    nbytes += h.nbytes as i64;
-                    blocksize = match blocksize {
-                        None => Some(h.blocksize),
-                        Some(b) if b == h.blocksize => Some(b),
-                        Some(_) => Some(0),
-                    };
-                    chunks.push(MemChunk::InSlab(SlabChunk { slab: slab.clone(), start: start as u32, len: b.len() as u32 }));
-                    continue;
-                }
-            }
             let h = ChunkHeader::read_min(&c)?;
             cbytes += h.cbytes as i64;
             nbytes += h.nbytes as i64;
@@ -1221,6 +1205,14 @@ impl SuperChunk {
                 Some(b) if b == h.blocksize => Some(b),
                 Some(_) => Some(0),
             };
+            if let (Some((slab, at)), Cow::Borrowed(b)) = (&slab, &c) {
+                // Within the payload: `chunks_in` checks every stored chunk's bounds.
+                let start = (b.as_ptr() as usize).wrapping_sub(*at as usize + bytes.as_ptr() as usize);
+                if start.checked_add(b.len()).is_some_and(|end| end <= slab.len()) {
+                    chunks.push(MemChunk::InSlab(SlabChunk { slab: slab.clone(), start: start as u32, len: b.len() as u32 }));
+                    continue;
+                }
+            }
             // Runs of equal special chunks (a frame of a million zero chunks, say) share
             // one copy: a chunk costs its pointer, not an allocation each.
             match chunks.last() {

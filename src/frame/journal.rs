@@ -68,6 +68,9 @@ const MAX_RECORD: u64 = 1 << 40;
 const MOVED: u64 = 1 << 63;
 /// Bytes of the progress mark (moves done, progress of the next, check, zero).
 const MARK: u64 = 32;
+/// Pieces are never longer than this in a record we read (we write [`PIECE`]): a slotted
+/// piece is read whole into memory, and a record found in a file is not trusted with more.
+const MAX_PIECE: u64 = 64 << 20;
 fn fnv1a(data: &[u8]) -> u64 {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     for &b in data {
@@ -432,7 +435,7 @@ impl Change {
         };
         // Everything the change writes lies before the record (and its mark).
         let limit = ring.map_or(record_pos, |g| g.mark);
-        if final_len > limit || ring.is_some_and(|g| g.mark % MARK != 0 || g.piece == 0 || g.piece > MAX_RECORD) {
+        if final_len > limit || ring.is_some_and(|g| g.mark % MARK != 0 || g.piece == 0 || g.piece > MAX_PIECE) {
             return None;
         }
         let mut writes = Vec::with_capacity(n.min(64));
@@ -848,6 +851,11 @@ mod tests {
         let mut reopened = s.clone();
         assert!(recover(&mut reopened).is_err());
         assert!(reopened.data[..old.len()] == old[..], "nothing applied");
+        // A record asking for pieces longer than any this library writes is not taken.
+        let mut huge = store_with(&old);
+        change.write_record_cut(&mut huge, 5000, MAX_PIECE + 1).unwrap();
+        assert!(!recover(&mut huge).unwrap());
+        assert!(huge.data[..old.len()] == old[..]);
         // A mark of this record claiming more moves than it has: refused before any write.
         ring.write_mark(&mut s, 2, 0).unwrap();
         let mut reopened = s.clone();

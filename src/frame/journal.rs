@@ -25,9 +25,11 @@
 //! every update, made resized updates of 10^6 chunks 2.3 times the reference's time).
 //!
 //! This holds for a writer that is killed, whose completed writes the kernel keeps, in
-//! order: the mark is 32 bytes at a 32-byte boundary, so it is never half-written (Linux
-//! stops a write only between pages). Nothing here survives a power cut better than the
-//! reference's frames do: nothing is flushed to the disk.
+//! order, and for writes that fail or come up short (a full disk): marks alternate between
+//! two 32-byte places, each with a sequence number and a check, so that a mark torn while
+//! written leaves the one before it, which is still true (the step the torn one would have
+//! allowed was not taken). Nothing here survives a power cut better than the reference's
+//! frames do: nothing is flushed to the disk.
 //!
 //! Record layouts (little-endian), found from the end of the file by their footer: a
 //! checksum of everything before it (`sum64`), the record's total length (u64) and the
@@ -38,10 +40,11 @@
 //! - Third version (`MAGIC_RING`, changes with moves): magic, segment count (u32), final
 //!   length (u64), mark position (u64), piece length (u64), then per segment its position
 //!   (u64), its length (u64, the top bit set for a move) and its bytes, or for a move the
-//!   position it moves from (u64). The mark holds the number of moves done, the progress of
-//!   the next (twice the pieces done, plus one when the next piece sits in its slot), and a
-//!   check of both with the record's checksum; all zeros means nothing was applied. The two
-//!   slots of a piece's length follow the mark when a move needs them; the record follows.
+//!   position it moves from (u64). A mark holds its sequence number, the number of moves
+//!   done, the progress of the next (twice the pieces done, plus one when the next piece
+//!   sits in its slot), and a check of these with the record's checksum; the later of the
+//!   two valid marks counts, and all zeros means nothing was applied. The two slots of a
+//!   piece's length follow the marks when a move needs them; the record follows.
 //! - First version (`MAGIC_V1`): the second's layout checksummed with byte-wise FNV-1a,
 //!   which ran at under 1 GB/s and dominated updates of large frames; still recovered.
 
@@ -66,8 +69,9 @@ const FOOTER: usize = 24;
 const MAX_RECORD: u64 = 1 << 40;
 /// The length field's flag for a move (third version).
 const MOVED: u64 = 1 << 63;
-/// Bytes of the progress mark (moves done, progress of the next, check, zero).
-const MARK: u64 = 32;
+/// Bytes of the two progress marks (each: sequence number, moves done, progress of the
+/// next, check), each at a multiple of 32 so that no page boundary splits one.
+const MARK: u64 = 64;
 /// Pieces are never longer than this in a record we read (we write [`PIECE`]): a slotted
 /// piece is read whole into memory, and a record found in a file is not trusted with more.
 const MAX_PIECE: u64 = 64 << 20;
@@ -217,33 +221,45 @@ impl Ring {
         self.mark + MARK + if slotted { 2 * self.piece } else { 0 }
     }
 
-    fn check(&self, moves_done: u64, progress: u64) -> u64 {
+    fn check(&self, seq: u64, moves_done: u64, progress: u64) -> u64 {
         let mut s = Sum64::new();
-        s.update(&moves_done.to_le_bytes());
-        s.update(&progress.to_le_bytes());
-        s.update(&self.sum.to_le_bytes());
+        for w in [seq, moves_done, progress, self.sum] {
+            s.update(&w.to_le_bytes());
+        }
         s.finish() | 1
     }
 
-    /// The mark as stored: (moves done, progress of the next). All zeros: nothing applied.
-    fn read_mark(&self, store: &mut dyn Storage) -> Result<(u64, u64)> {
+    /// The latest mark as stored: (its sequence number, moves done, progress of the next).
+    /// Marks alternate between two places, so that a mark torn while written (a short
+    /// write) leaves the one before it, which is still true: the step it would have
+    /// allowed was not taken. All zeros: nothing applied.
+    fn read_mark(&self, store: &mut dyn Storage) -> Result<(u64, u64, u64)> {
         let mut m = [0u8; MARK as usize];
         store.read_at(self.mark, &mut m)?;
         let word = |i: usize| u64::from_le_bytes(m[i * 8..i * 8 + 8].try_into().expect("8 bytes"));
-        let (done, progress, check) = (word(0), word(1), word(2));
-        match check {
-            0 if done == 0 && progress == 0 => Ok((0, 0)),
-            c if c == self.check(done, progress) => Ok((done, progress)),
-            _ => Err(Error::InvalidHeader),
+        let read = |k: usize| {
+            let (seq, done, progress, check) = (word(4 * k), word(4 * k + 1), word(4 * k + 2), word(4 * k + 3));
+            match check {
+                0 if seq == 0 && done == 0 && progress == 0 => Some((0, 0, 0)),
+                c if c == self.check(seq, done, progress) && seq % 2 == k as u64 => Some((seq, done, progress)),
+                _ => None,
+            }
+        };
+        match (read(0), read(1)) {
+            (Some(a), Some(b)) => Ok(if a.0 >= b.0 { a } else { b }),
+            (Some(a), None) | (None, Some(a)) => Ok(a),
+            (None, None) => Err(Error::InvalidHeader),
         }
     }
 
-    fn write_mark(&self, store: &mut dyn Storage, moves_done: u64, progress: u64) -> Result<()> {
-        let mut m = [0u8; MARK as usize];
-        m[..8].copy_from_slice(&moves_done.to_le_bytes());
-        m[8..16].copy_from_slice(&progress.to_le_bytes());
-        m[16..24].copy_from_slice(&self.check(moves_done, progress).to_le_bytes());
-        store.write_at(self.mark, &m)
+    /// Write the mark after `seq` (which it advances) in the place the last one is not.
+    fn write_mark(&self, store: &mut dyn Storage, seq: &mut u64, moves_done: u64, progress: u64) -> Result<()> {
+        *seq += 1;
+        let mut m = [0u8; 32];
+        for (i, w) in [*seq, moves_done, progress, self.check(*seq, moves_done, progress)].into_iter().enumerate() {
+            m[i * 8..i * 8 + 8].copy_from_slice(&w.to_le_bytes());
+        }
+        store.write_at(self.mark + 32 * (*seq % 2), &m)
     }
 }
 
@@ -294,7 +310,7 @@ impl Plan {
 
     /// Make the pieces from `progress` on (see [`Ring::read_mark`]), marking each as
     /// [`Change::apply`] expects to find it after a stop.
-    fn make(&self, store: &mut dyn Storage, ring: &Ring, ordinal: u64, progress: u64, buf: &mut Vec<u8>) -> Result<()> {
+    fn make(&self, store: &mut dyn Storage, ring: &Ring, seq: &mut u64, ordinal: u64, progress: u64, buf: &mut Vec<u8>) -> Result<()> {
         let mut k = progress / 2;
         if k > self.count() || (progress % 2 == 1 && (!self.slotted || k == self.count())) {
             return Err(Error::InvalidHeader);
@@ -313,11 +329,11 @@ impl Plan {
                 let piece = buf_of(buf, n);
                 store.read_at(self.from + start, piece)?;
                 store.write_at(ring.slot(k), piece)?;
-                ring.write_mark(store, ordinal, 2 * k + 1)?;
+                ring.write_mark(store, seq, ordinal, 2 * k + 1)?;
                 store.write_at(self.to + start, piece)?;
             } else {
                 store.copy_within(self.from + start, self.to + start, n, buf)?;
-                ring.write_mark(store, ordinal, 2 * (k + 1))?;
+                ring.write_mark(store, seq, ordinal, 2 * (k + 1))?;
             }
             k += 1;
         }
@@ -435,7 +451,7 @@ impl Change {
         };
         // Everything the change writes lies before the record (and its mark).
         let limit = ring.map_or(record_pos, |g| g.mark);
-        if final_len > limit || ring.is_some_and(|g| g.mark % MARK != 0 || g.piece == 0 || g.piece > MAX_PIECE) {
+        if final_len > limit || ring.is_some_and(|g| g.mark % 32 != 0 || g.piece == 0 || g.piece > MAX_PIECE) {
             return None;
         }
         let mut writes = Vec::with_capacity(n.min(64));
@@ -553,7 +569,7 @@ impl Change {
                 }
             }
             Some(ring) => {
-                let (done, progress) = ring.read_mark(store)?;
+                let (mut seq, done, progress) = ring.read_mark(store)?;
                 let moves = self.writes.iter().filter(|(_, s)| matches!(s, Segment::Moved { .. })).count() as u64;
                 if done > moves {
                     return Err(Error::InvalidHeader);
@@ -565,8 +581,8 @@ impl Change {
                         Segment::Moved { from, len } => {
                             if ordinal >= done {
                                 let progress = if ordinal == done { progress } else { 0 };
-                                Plan::new(*from, *pos, *len, ring.piece).make(store, ring, ordinal, progress, &mut buf)?;
-                                ring.write_mark(store, ordinal + 1, 0)?;
+                                Plan::new(*from, *pos, *len, ring.piece).make(store, ring, &mut seq, ordinal, progress, &mut buf)?;
+                                ring.write_mark(store, &mut seq, ordinal + 1, 0)?;
                             }
                             ordinal += 1;
                         }
@@ -693,6 +709,8 @@ mod tests {
         fired: bool,
         /// Only the write stopped at fails; the storage works again after it.
         once: bool,
+        /// The write stopped at is torn at its middle, not at a page boundary.
+        anywhere: bool,
     }
 
     const PAGE: u64 = 64;
@@ -710,8 +728,10 @@ mod tests {
             }
             if self.left == 0 && !self.fired {
                 self.fired = true;
-                // Torn at the last page boundary before its middle, if there is one in it.
-                let cut = ((pos + data.len() as u64 / 2) / PAGE * PAGE).max(pos);
+                // Torn at the last page boundary before its middle, if there is one in it
+                // (a killed writer), or at its middle (a short write, as on a full disk).
+                let middle = pos + data.len() as u64 / 2;
+                let cut = if self.anywhere { middle } else { (middle / PAGE * PAGE).max(pos) };
                 self.inner.write_at(pos, &data[..(cut - pos) as usize])?;
                 return Err(Error::FileWrite);
             }
@@ -795,7 +815,7 @@ mod tests {
             let at = n.max(change.final_len) + 1;
             for left in 0.. {
                 // Stopped for good at write `left`.
-                let mut s = Stopped { inner: store_with(&old), left, fired: false, once: false };
+                let mut s = Stopped { inner: store_with(&old), left, fired: false, once: false, anywhere: false };
                 match change.write_record_cut(&mut s, at, piece) {
                     Err(_) => {
                         // No record: the old frame, and nothing to recover.
@@ -816,13 +836,28 @@ mod tests {
                     }
                 }
                 let fired = s.fired;
-                // Failed once, tried again (as `Frame::journaled` does).
-                let mut s = Stopped { inner: store_with(&old), left, fired: false, once: true };
-                if let Ok(recorded) = change.write_record_cut(&mut s, at, piece) {
-                    if change.apply(&mut s, &recorded).is_err() {
-                        change.apply(&mut s, &recorded).unwrap();
+                // Failed once, tried again (as `Frame::journaled` does); the failed write
+                // torn anywhere, a mark's too (a short write).
+                for anywhere in [false, true] {
+                    let mut s = Stopped { inner: store_with(&old), left, fired: false, once: true, anywhere };
+                    if let Ok(recorded) = change.write_record_cut(&mut s, at, piece) {
+                        if change.apply(&mut s, &recorded).is_err() {
+                            if let Err(e) = change.apply(&mut s, &recorded) {
+                                // Both tries failed: the next open finishes the change.
+                                panic!("case {c}, write {left}, torn anywhere {anywhere}: tried again: {e:?}");
+                            }
+                        }
+                        assert!(s.inner.data == want, "case {c}, write {left}: tried again");
                     }
-                    assert!(s.inner.data == want, "case {c}, write {left}: tried again");
+                    // Stopped for good after a write torn anywhere: the next open finishes.
+                    let mut s = Stopped { inner: store_with(&old), left, fired: false, once: false, anywhere };
+                    if let Ok(recorded) = change.write_record_cut(&mut s, at, piece) {
+                        if change.apply(&mut s, &recorded).is_err() {
+                            let mut reopened = s.inner.clone();
+                            assert!(recover(&mut reopened).is_ok_and(|r| r), "case {c}, write {left}, torn anywhere {anywhere}: reopened");
+                            assert!(reopened.data == want, "case {c}, write {left}: recovered after a torn write");
+                        }
+                    }
                 }
                 if !fired {
                     // Went through: every write has been stopped at.
@@ -847,7 +882,9 @@ mod tests {
         assert_eq!(recorded.at, ring.mark + MARK + 2 * 1024);
         let mut other = ring;
         other.sum ^= 1;
-        other.write_mark(&mut s, 0, 3).unwrap();
+        // Both places hold another record's marks.
+        other.write_mark(&mut s, &mut 0, 0, 3).unwrap();
+        other.write_mark(&mut s, &mut 1, 0, 3).unwrap();
         let mut reopened = s.clone();
         assert!(recover(&mut reopened).is_err());
         assert!(reopened.data[..old.len()] == old[..], "nothing applied");
@@ -857,11 +894,11 @@ mod tests {
         assert!(!recover(&mut huge).unwrap());
         assert!(huge.data[..old.len()] == old[..]);
         // A mark of this record claiming more moves than it has: refused before any write.
-        ring.write_mark(&mut s, 2, 0).unwrap();
+        ring.write_mark(&mut s, &mut 1, 2, 0).unwrap();
         let mut reopened = s.clone();
         assert!(recover(&mut reopened).is_err());
         assert!(reopened.data[..old.len()] == old[..], "nothing applied");
-        ring.write_mark(&mut s, 0, 0).unwrap();
+        ring.write_mark(&mut s, &mut 2, 0, 0).unwrap();
         assert!(recover(&mut s).unwrap());
         let mut want = old.clone();
         want.copy_within(100..5000, 10);

@@ -80,9 +80,7 @@ impl ScratchBuf {
         raw[start..start + self.len].copy_from_slice(&self[..]);
         *self = ScratchBuf { heap: raw, start, pages: pages::Pages::none(), len: n };
     }
-}
 
-impl ScratchBuf {
     /// A buffer holding a copy of `src` (a large one in a mapping of its own, returned to
     /// the system when dropped). Huge pages were tried for the payloads of frames opened
     /// with copy: a fault per 2 MiB made the copy of 96 MB 2.7 times as fast, but the first

@@ -347,14 +347,14 @@ fn next_match<const N: usize, const SHORT: bool, const OFFSET: bool, const PROBE
     // The probe's positions are below `N` (a bound the compiler can use).
     let len = if PROBE { len.min(N) } else { len };
     let buf = &window[..len];
-    let (ip_shift, min_len) = shift_and_min_len(SHORT);
+    let (ip_shift, _) = shift_and_min_len(SHORT);
     // Whether a candidate is kept is decided on the 8 bytes after the 4 that matched: with
     // `diff` their XOR against the candidate's, the length code is
     // `trailing_zeros(diff) / 8 + 5 - ip_shift` (more when `diff` is 0), so "at least
     // `min_len`" and, for far matches, "more than 5" are masks of low bytes that must agree
     // (one masked compare settles most candidates inside the scanning loop). The probe has
     // no rule for far matches.
-    let near_mask = low_bytes(min_len + ip_shift - 5);
+    let near_mask = low_bytes(near_zeros(SHORT));
     let far_mask = if PROBE { near_mask } else { low_bytes(ip_shift + 1) };
     let ip_limit = len - 12;
     let ip_bound = len - 1;
@@ -378,7 +378,7 @@ fn next_match<const N: usize, const SHORT: bool, const OFFSET: bool, const PROBE
             if diff & mask == 0 {
                 let anchor = opaque(ip);
                 let end = if diff != 0 {
-                    anchor + 4 + first_set_byte(diff) + 1
+                    anchor + 4 + first_set_byte(diff, near_zeros(SHORT)) + 1
                 } else {
                     match_end_long(buf, anchor + 12, rf + 12, ip_bound)
                 } - ip_shift;
@@ -412,16 +412,28 @@ fn next_probe_match<const N: usize, const SHORT: bool, const OFFSET: bool, const
 /// other data sets unchanged. (LLVM keeps the loop as written; were it to turn it into
 /// `tzcnt`, that speed would be lost, not correctness.) `diff` must not be 0: the loop
 /// would not end.
+///
+/// `zeros` low bytes (a constant where it is inlined) of `diff` are known to be 0 (the candidate passed a mask of them), so
+/// the loop starts past them: on the ramp, where near matches end 3 bytes in, that leaves one
+/// test instead of four.
 #[inline(always)]
-fn first_set_byte(diff: u64) -> usize {
+fn first_set_byte(diff: u64, zeros: usize) -> usize {
     debug_assert_ne!(diff, 0, "first_set_byte of 0");
-    let mut k = 0;
-    let mut d = diff;
+    debug_assert_eq!(diff & low_bytes(zeros), 0, "first_set_byte: low bytes not 0");
+    let mut k = zeros;
+    let mut d = diff >> (8 * zeros);
     while d & 0xff == 0 {
         d >>= 8;
         k += 1;
     }
     k
+}
+
+/// How many low bytes of a candidate's `diff` (see [`next_match`]) must be 0 for a near
+/// match to be kept: the fewest that any kept candidate has (far matches need more).
+const fn near_zeros(short: bool) -> usize {
+    let (ip_shift, min_len) = shift_and_min_len(short);
+    min_len + ip_shift - 5
 }
 
 /// A mask of the `n` low bytes of a word.
@@ -995,7 +1007,11 @@ mod tests {
             let low = 1u64 << bit;
             let above = rng.next_u64().checked_shl(bit + 1).unwrap_or(0);
             for diff in [low, low | above] {
-                assert_eq!(first_set_byte(diff), (diff.trailing_zeros() / 8) as usize, "{diff:#x}");
+                let bytes = (diff.trailing_zeros() / 8) as usize;
+                assert_eq!(first_set_byte(diff, 0), bytes, "{diff:#x}");
+                if bytes >= 3 {
+                    assert_eq!(first_set_byte(diff, 3), bytes, "{diff:#x}");
+                }
             }
         }
     }

@@ -47,6 +47,7 @@ pub(crate) mod copy;
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod cpu;
 pub(crate) mod scratch;
+pub mod environ;
 pub mod settings;
 pub mod threads;
 pub mod version;

@@ -13,6 +13,8 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{Mutex, MutexGuard};
 
 use blosc2::chunk::v1::{self, Codec1, Context1, Header1, Params1, SplitMode};
+use blosc2::environ::BloscVars;
+use blosc2::settings::Vars;
 use blosc2::Error;
 
 /// The c-blosc release this library stands in for (`BLOSC_VERSION_STRING`).
@@ -101,11 +103,10 @@ fn strtol(s: &[u8]) -> i64 {
     }
 }
 
-fn env(name: &str) -> Option<Vec<u8>> {
-    std::env::var_os(name).map(|v| {
-        use std::os::unix::ffi::OsStringExt;
-        v.into_vec()
-    })
+/// `name`'s value in the snapshot of the `BLOSC_*` variables taken at the start of the call
+/// (one pass over the environment for all of them, see `blosc2::environ`).
+fn env(vars: &BloscVars, name: &str) -> Option<Vec<u8>> {
+    vars.var(name).map(String::into_bytes)
 }
 
 /// # Safety
@@ -174,14 +175,14 @@ pub extern "C" fn blosc_destroy() {
 
 /// Applies the environment variables c-blosc 1.x reads in `blosc_compress`, updating the
 /// global settings the way it does. Returns an error code to give back, if any.
-fn compress_env(g: &mut Global, clevel: &mut i32, shuffle: &mut i32, typesize: &mut usize) -> Option<c_int> {
-    if let Some(v) = env("BLOSC_CLEVEL") {
+fn compress_env(vars: &BloscVars, g: &mut Global, clevel: &mut i32, shuffle: &mut i32, typesize: &mut usize) -> Option<c_int> {
+    if let Some(v) = env(vars, "BLOSC_CLEVEL") {
         let n = strtol(&v);
         if n != EINVAL_VALUE && n >= 0 {
             *clevel = n as i32;
         }
     }
-    if let Some(v) = env("BLOSC_SHUFFLE") {
+    if let Some(v) = env(vars, "BLOSC_SHUFFLE") {
         match v.as_slice() {
             b"NOSHUFFLE" => *shuffle = 0,
             b"SHUFFLE" => *shuffle = 1,
@@ -189,26 +190,26 @@ fn compress_env(g: &mut Global, clevel: &mut i32, shuffle: &mut i32, typesize: &
             _ => {}
         }
     }
-    if let Some(v) = env("BLOSC_TYPESIZE") {
+    if let Some(v) = env(vars, "BLOSC_TYPESIZE") {
         let n = strtol(&v);
         if n != EINVAL_VALUE && n > 0 {
             *typesize = n as i32 as usize;
         }
     }
-    if let Some(v) = env("BLOSC_COMPRESSOR") {
+    if let Some(v) = env(vars, "BLOSC_COMPRESSOR") {
         let code = set_compressor(g, &v);
         if code < 0 {
             return Some(code);
         }
     }
-    if let Some(v) = env("BLOSC_BLOCKSIZE") {
+    if let Some(v) = env(vars, "BLOSC_BLOCKSIZE") {
         let n = strtol(&v);
         if n != EINVAL_VALUE && n > 0 {
             g.blocksize = n as i32;
         }
     }
-    threads_env(g);
-    if let Some(v) = env("BLOSC_SPLITMODE") {
+    threads_env(vars, g);
+    if let Some(v) = env(vars, "BLOSC_SPLITMODE") {
         g.splitmode = match v.as_slice() {
             b"FORWARD_COMPAT" => 4,
             b"AUTO" => 3,
@@ -227,8 +228,8 @@ fn compress_env(g: &mut Global, clevel: &mut i32, shuffle: &mut i32, typesize: &
 }
 
 /// `BLOSC_NTHREADS`, read by both `blosc_compress` and `blosc_decompress`.
-fn threads_env(g: &mut Global) {
-    if let Some(v) = env("BLOSC_NTHREADS") {
+fn threads_env(vars: &BloscVars, g: &mut Global) {
+    if let Some(v) = env(vars, "BLOSC_NTHREADS") {
         let n = strtol(&v);
         if n != EINVAL_VALUE && n > 0 {
             set_nthreads(g, n as i32);
@@ -302,10 +303,11 @@ pub unsafe extern "C" fn blosc_compress(
     destsize: usize,
 ) -> c_int {
     guard(-1, || {
+        let vars = BloscVars::read();
         let mut g = global();
         ensure_init(&mut g);
         let (mut clevel, mut shuffle, mut typesize) = (clevel, doshuffle, typesize);
-        if let Some(code) = compress_env(&mut g, &mut clevel, &mut shuffle, &mut typesize) {
+        if let Some(code) = compress_env(&vars, &mut g, &mut clevel, &mut shuffle, &mut typesize) {
             return code;
         }
         let p = Params1 {
@@ -317,7 +319,7 @@ pub unsafe extern "C" fn blosc_compress(
             splitmode: SplitMode::from_code(g.splitmode),
             nthreads: g.nthreads,
         };
-        if env("BLOSC_NOLOCK").is_some() {
+        if env(&vars, "BLOSC_NOLOCK").is_some() {
             // A private context, as c-blosc 1.x does (it then compresses by name, and an
             // unknown global compressor has no name: the same -5 either way).
             drop(g);
@@ -388,11 +390,12 @@ unsafe fn decompress_with(ctx: &mut Context1, src: *const c_void, dest: *mut c_v
 #[no_mangle]
 pub unsafe extern "C" fn blosc_decompress(src: *const c_void, dest: *mut c_void, destsize: usize) -> c_int {
     guard(-1, || {
+        let vars = BloscVars::read();
         let mut g = global();
         ensure_init(&mut g);
-        threads_env(&mut g);
+        threads_env(&vars, &mut g);
         let nthreads = g.nthreads;
-        if env("BLOSC_NOLOCK").is_some() {
+        if env(&vars, "BLOSC_NOLOCK").is_some() {
             drop(g);
             let mut ctx = Context1::new();
             // SAFETY: the caller's buffers.

@@ -54,6 +54,11 @@ impl BloscVars {
         BloscVars { found }
     }
 
+    /// Whether no `BLOSC_*` variable was set (the usual case).
+    pub fn is_empty(&self) -> bool {
+        self.found.is_empty()
+    }
+
     /// Variables given directly (for tests), in this order.
     pub fn from_pairs(pairs: &[(&str, &str)]) -> BloscVars {
         BloscVars { found: pairs.iter().map(|&(n, v)| (n.to_owned(), v.to_owned())).collect() }

@@ -15,6 +15,7 @@ use crate::chunk::compress::Compressor;
 use crate::chunk::decompress::Decompressor;
 use crate::chunk::{CompressParams, DecompressParams};
 use crate::codecs::Codec;
+use crate::environ::BloscVars;
 use crate::error::{Error, Result};
 use crate::chunk::header::{BITSHUFFLE, DELTA, SHUFFLE};
 use crate::Generation;
@@ -106,6 +107,18 @@ pub struct Overrides {
 }
 
 impl Overrides {
+    /// What the process environment asks for now, in one pass over it (see
+    /// [`crate::environ`]); nothing to parse in the usual case where no `BLOSC_*` variable
+    /// is set.
+    pub fn of_process() -> Overrides {
+        let vars = BloscVars::read();
+        if vars.is_empty() {
+            Overrides::default()
+        } else {
+            Overrides::read(&vars)
+        }
+    }
+
     /// Read every variable once.
     pub fn read(vars: &dyn Vars) -> Overrides {
         Overrides {
@@ -411,6 +424,14 @@ mod tests {
         fn var(&self, name: &str) -> Option<String> {
             self.0.get(name).map(|s| s.to_string())
         }
+    }
+
+    /// No variable set reads as the default overrides (what `of_process` returns without
+    /// parsing), and one set does not.
+    #[test]
+    fn nothing_set_is_the_default() {
+        assert_eq!(Overrides::read(&BloscVars::from_pairs(&[])), Overrides::default());
+        assert_ne!(Overrides::read(&BloscVars::from_pairs(&[("BLOSC_NOLOCK", "")])), Overrides::default());
     }
 
     #[test]

@@ -9,7 +9,6 @@ use libc::{c_int, c_void};
 
 use super::abi::*;
 use super::boundary::{guard, slice, slice_mut, PANIC_CODE};
-use crate::environ::BloscVars;
 use crate::settings::Overrides;
 use super::global::{chunk_slice, result_code};
 use crate::chunk::compress::Compressor;
@@ -158,7 +157,7 @@ fn chunk_number(engine_nchunk: i64, schunk: *mut c_void) -> i64 {
 /// [`Overrides::apply_to_context`]) to the public parameters.
 fn env_cparams(cp: &mut blosc2_cparams) {
     let mut p = core_cparams(cp);
-    Overrides::read(&BloscVars::read()).apply_to_context(&mut p);
+    Overrides::of_process().apply_to_context(&mut p);
     cp.clevel = p.clevel;
     cp.filters = p.filters;
     cp.typesize = p.typesize;
@@ -362,7 +361,7 @@ pub extern "C" fn blosc2_create_dctx(dparams: blosc2_dparams) -> *mut blosc2_con
 pub(crate) fn blosc2_create_dctx_impl(dparams: blosc2_dparams) -> *mut blosc2_context {
     guard(std::ptr::null_mut(), || {
         let mut dp = dparams;
-        if let Some(n) = Overrides::read(&BloscVars::read()).thread_count() {
+        if let Some(n) = Overrides::of_process().thread_count() {
             dp.nthreads = n;
         }
         if dp.nthreads <= 0 {

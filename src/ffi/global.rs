@@ -13,7 +13,6 @@ use super::boundary::{cstr, guard, slice, slice_mut, PANIC_CODE};
 use crate::chunk::ChunkHeader;
 use crate::codecs::{self, Codec};
 use crate::error::Error;
-use crate::environ::BloscVars;
 use crate::settings::{self, GlobalCall, Overrides, SETTINGS};
 
 /// Whether `blosc2_init` ran (and `blosc2_destroy` did not since).
@@ -316,7 +315,7 @@ pub(crate) unsafe fn blosc2_compress_impl(
 ) -> c_int {
     guard(PANIC_CODE, || {
         ensure_init();
-        let env = Overrides::read(&BloscVars::read());
+        let env = Overrides::of_process();
         let mut call = GlobalCall { clevel, doshuffle, typesize };
         let by_name = |name: &str| {
             let c = CString::new(name).ok()?;
@@ -367,7 +366,7 @@ pub(crate) unsafe fn blosc2_decompress_impl(
 ) -> c_int {
     guard(PANIC_CODE, || {
         ensure_init();
-        let env = Overrides::read(&BloscVars::read());
+        let env = Overrides::of_process();
         if let Err(e) = SETTINGS.take_nthreads(&env) {
             return e.code();
         }

@@ -5,7 +5,10 @@
 //! the reference parses them.
 //!
 //! The environment is read through [`Vars`], so that the rules can be tested without
-//! touching the process environment; [`ProcessVars`] is the real one.
+//! touching the process environment. The real ones: [`crate::environ::BloscVars`], all
+//! `BLOSC_*` variables in one pass, for the calls that read them every time
+//! ([`Overrides::of_process`]), and [`ProcessVars`], one variable by name, for the few read
+//! elsewhere (not all of them named `BLOSC_*`).
 
 use std::sync::atomic::{AtomicI32, Ordering};
 use std::sync::{Mutex, MutexGuard, OnceLock, TryLockError};

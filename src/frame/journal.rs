@@ -69,9 +69,11 @@ const FOOTER: usize = 24;
 const MAX_RECORD: u64 = 1 << 40;
 /// The length field's flag for a move (third version).
 const MOVED: u64 = 1 << 63;
-/// Bytes of the two progress marks (each: sequence number, moves done, progress of the
-/// next, check), each at a multiple of 32 so that no page boundary splits one.
-const MARK: u64 = 64;
+/// Bytes of one progress mark (sequence number, moves done, progress of the next, check),
+/// written at a multiple of its size so that no page boundary splits one.
+const MARK_SLOT: u64 = 32;
+/// Bytes of the two progress marks, which alternate.
+const MARK: u64 = 2 * MARK_SLOT;
 /// Pieces are never longer than this in a record we read (we write [`PIECE`]): a slotted
 /// piece is read whole into memory, and a record found in a file is not trusted with more.
 const MAX_PIECE: u64 = 64 << 20;
@@ -255,11 +257,11 @@ impl Ring {
     /// Write the mark after `seq` (which it advances) in the place the last one is not.
     fn write_mark(&self, store: &mut dyn Storage, seq: &mut u64, moves_done: u64, progress: u64) -> Result<()> {
         *seq += 1;
-        let mut m = [0u8; 32];
+        let mut m = [0u8; MARK_SLOT as usize];
         for (i, w) in [*seq, moves_done, progress, self.check(*seq, moves_done, progress)].into_iter().enumerate() {
             m[i * 8..i * 8 + 8].copy_from_slice(&w.to_le_bytes());
         }
-        store.write_at(self.mark + 32 * (*seq % 2), &m)
+        store.write_at(self.mark + MARK_SLOT * (*seq % 2), &m)
     }
 }
 
@@ -451,7 +453,7 @@ impl Change {
         };
         // Everything the change writes lies before the record (and its mark).
         let limit = ring.map_or(record_pos, |g| g.mark);
-        if final_len > limit || ring.is_some_and(|g| g.mark % 32 != 0 || g.piece == 0 || g.piece > MAX_PIECE) {
+        if final_len > limit || ring.is_some_and(|g| g.mark % MARK_SLOT != 0 || g.piece == 0 || g.piece > MAX_PIECE) {
             return None;
         }
         let mut writes = Vec::with_capacity(n.min(64));

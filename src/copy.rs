@@ -90,6 +90,74 @@ pub fn copy_bytes(dest: &mut [u8], src: &[u8]) {
     copy_backward(dest, src);
 }
 
+/// Copy the data of a stored c-blosc 1.x chunk (`MEMCPYED`) into `dest`, which must have the
+/// same length, as that library does on x86: a forward loop of 16-byte vectors. On AMD
+/// processors, for copies of `LARGE` bytes and more, this is faster than glibc's `memcpy`
+/// (`rep movsb` up to its non-temporal threshold, 240 MiB on the Zen 4 VM of 2026-12-07)
+/// when the source was just written, as a chunk is by its compression, and when neither
+/// buffer is in the cache: 4 MiB, median of three runs at 13 distances, 44-46 against 40-42
+/// GB/s and 17-19 against 15-17 GB/s; with both buffers already in the cache, 50 against 49.
+/// Elsewhere, and below that size, this is [`copy_bytes`].
+pub(crate) fn copy_stored(dest: &mut [u8], src: &[u8]) {
+    #[cfg(target_arch = "x86_64")]
+    if src.len() >= LARGE && dest.len() == src.len() && backward_pays() {
+        // SAFETY: SSE2 is part of x86_64; the slices have the same length.
+        unsafe { forward_sse2(dest, src) };
+        return;
+    }
+    copy_bytes(dest, src);
+}
+
+/// The forward 16-byte copy of [`copy_stored`]: the first and last vectors unaligned, the
+/// body with stores aligned to 16 bytes (unaligned ones straddle cache lines: measured,
+/// 39-40 against 48-50 GB/s when the destination is not aligned). Written in assembly
+/// because LLVM turns the same loop of intrinsics back into a `memcpy` call.
+///
+/// # Safety
+/// `dest` and `src` must have the same length.
+#[cfg(target_arch = "x86_64")]
+unsafe fn forward_sse2(dest: &mut [u8], src: &[u8]) {
+    use std::arch::x86_64::*;
+    let n = src.len();
+    debug_assert_eq!(n, dest.len());
+    if n < 32 {
+        dest.copy_from_slice(src);
+        return;
+    }
+    let s = src.as_ptr();
+    let d = dest.as_mut_ptr();
+    // The first aligned store's offset (below 16), and the end of the aligned stores: every
+    // store in [start, end) stays inside `dest`, the head vector covers [0, start) and the
+    // tail vector [end, n), since end > n - 16.
+    let start = (16 - d as usize % 16) % 16;
+    let end = start + (n - start) / 16 * 16;
+    // SAFETY: `n >= 32`, so the head and tail vectors are inside both slices and `end > start`
+    // (the loop runs at least once, as its test comes last); each load reads 16 bytes at
+    // `s + i` and each store writes them at `d + i`, `i + 16 <= end <= n`, `d + i` aligned to
+    // 16; the slices do not overlap (`dest` is borrowed mutably).
+    unsafe {
+        let head = _mm_loadu_si128(s as *const __m128i);
+        let tail = _mm_loadu_si128(s.add(n - 16) as *const __m128i);
+        std::arch::asm!(
+            ".p2align 5",
+            "2:",
+            "movdqu {v}, xmmword ptr [{s} + {i}]",
+            "movaps xmmword ptr [{d} + {i}], {v}",
+            "add {i}, 16",
+            "cmp {i}, {end}",
+            "jne 2b",
+            s = in(reg) s,
+            d = in(reg) d,
+            end = in(reg) end,
+            i = inout(reg) start => _,
+            v = out(xmm_reg) _,
+            options(nostack),
+        );
+        _mm_storeu_si128(d as *mut __m128i, head);
+        _mm_storeu_si128(d.add(n - 16) as *mut __m128i, tail);
+    }
+}
+
 /// The copy from the last byte to the first. The two slices never overlap (one is borrowed
 /// mutably), so the order changes nothing but speed.
 #[cfg(target_arch = "x86_64")]
@@ -231,7 +299,11 @@ mod tests {
                 let at = (want + 4096 - base) % 4096;
                 let copies: &[fn(&mut [u8], &[u8])] = &[
                     copy_bytes,
+                    copy_stored,
                     copy_backward,
+                    #[cfg(target_arch = "x86_64")]
+                    // SAFETY: the slices have the same length.
+                    |d, s| unsafe { forward_sse2(d, s) },
                     #[cfg(target_arch = "x86_64")]
                     // SAFETY: SSE2 is part of x86_64; the slices have the same length.
                     |d, s| unsafe { backward_sse2(d, s) },
@@ -244,6 +316,21 @@ mod tests {
                     assert!(buf[at + len..].iter().all(|&b| b == 0xAA));
                 }
             }
+        }
+    }
+
+    /// A stored chunk's copy at and above `LARGE` (the forward loop on AMD) copies exactly,
+    /// whatever the alignment of either end.
+    #[test]
+    fn stored_copies_from_large_on() {
+        let src: Vec<u8> = (0..LARGE as u32 + 100).map(|i| (i * 13 + i / 509) as u8).collect();
+        let mut buf = vec![0u8; LARGE + 200];
+        for (from, at, len) in [(0, 0, LARGE), (3, 17, LARGE + 5), (16, 1, LARGE + 31), (5, 64, LARGE + 80)] {
+            buf.iter_mut().for_each(|b| *b = 0xAA);
+            copy_stored(&mut buf[at..at + len], &src[from..from + len]);
+            assert_eq!(&buf[at..at + len], &src[from..from + len], "from {from}, at {at}, len {len}");
+            assert!(buf[..at].iter().all(|&b| b == 0xAA));
+            assert!(buf[at + len..].iter().all(|&b| b == 0xAA));
         }
     }
 }

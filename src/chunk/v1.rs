@@ -24,7 +24,7 @@
 //! * With several threads, blocks land in the chunk in the order they finish (the block
 //!   starts say where), so the bytes vary from run to run but the sizes do not.
 
-use crate::copy::{copy_bytes, Deferred, DeferredCopies};
+use crate::copy::{copy_bytes, copy_stored, Deferred, DeferredCopies};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Mutex;
 
@@ -520,7 +520,7 @@ impl Context1 {
     /// (a raw chunk with several threads is copied by all of them, as in c-blosc 1.x).
     fn copy(&mut self, parallel: bool, nthreads: i32, src: &[u8], dest: &mut [u8]) -> Result<()> {
         if !parallel || src.len() < 1 << 20 {
-            copy_bytes(dest, src);
+            copy_stored(dest, src);
             return Ok(());
         }
         let n = nthreads as usize;
@@ -532,7 +532,7 @@ impl Context1 {
             if let Some(p) = parts.get(tid) {
                 let mut p = p.lock().unwrap_or_else(|e| e.into_inner());
                 let (s, d) = &mut *p;
-                copy_bytes(d, s);
+                copy_stored(d, s);
             }
         })
     }

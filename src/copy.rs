@@ -11,7 +11,9 @@
 //! those processors such copies run backwards ([`copy_backward`]): loads then move away from
 //! the stores just made instead of towards them, and the copy runs at full speed (55-58 GB/s
 //! at every distance, 128 KiB; 65-115 GB/s at 2-18 KiB). (Copies of a MiB and more are left
-//! to `memcpy`: its non-temporal path does not slow down.)
+//! to `memcpy`, which does not slow down there: neither its non-temporal path nor, on the
+//! Zen 4 VM of 2026-12-07 whose glibc puts that path's threshold at 240 MiB, `rep movsb`,
+//! 48-51 GB/s at 1 and 4 MiB, 4 bytes apart.)
 //!
 //! Intel processors are the other way round: their `rep movsb` (with fast short strings)
 //! does not care about the distance, while vector loops suffer from their 4 KiB aliasing.
@@ -27,9 +29,11 @@ use std::sync::atomic::{AtomicU8, Ordering};
 /// GB/s at 2 KiB whatever the distance; 4 KiB 4 bytes apart: 3.6).
 const SMALL: usize = 2048;
 
-/// From this length on, glibc copies with non-temporal stores instead (its threshold depends
-/// on the cache size: between 512 KiB and 1 MiB here), which do not slow down (1 and 4 MiB
-/// at 48-49 GB/s at every distance, as the backward copy, measured on Zen 4).
+/// From this length on, `memcpy` no longer slows down near aliasing: glibc copies with
+/// non-temporal stores from a threshold that depends on its version and the cache size
+/// (between 512 KiB and 1 MiB on the VMs of 2026-12-02; 1 and 4 MiB at 48-49 GB/s at every
+/// distance, as the backward copy, measured on Zen 4), and where that threshold is higher its
+/// `rep movsb` keeps full speed at this size too (240 MiB on the Zen 4 VM of 2026-12-07).
 const LARGE: usize = 1 << 20;
 
 /// Whether this processor's `memcpy` slows down near aliasing and the backward copy does

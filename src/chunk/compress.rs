@@ -200,7 +200,7 @@ fn filter_block(job: &Job<'_>, j: usize, tid: usize, sc: &mut Scratch) -> Result
     let input = job.block_input(j);
     let mut start = Slot::Input;
     if let Some(pf) = job.prefilter {
-        apply_prefilter(job, pf, j, tid, &mut sc.bufs.a_mut()[..bsize], true)?;
+        apply_prefilter(job, pf, j, tid, sc.bufs.a_mut(bsize), true)?;
         start = Slot::A;
     }
     if pipeline::forward_is_noop(&job.filters) {

@@ -1086,7 +1086,13 @@ impl BlockDecoder<'_> {
             && stages.first().is_some_and(|s| s.0 != DELTA);
         let mut raw_block: Option<&[u8]> = None;
         // Where the streams go: `out` itself, or the first pipeline buffer.
-        let streams_dst: &mut [u8] = if direct { &mut *out } else { &mut bufs.a_mut()[..bsize] };
+        let streams_dst: &mut [u8] = if direct {
+            &mut *out
+        } else {
+            // (The address of the first stream's bytes, after its 4-byte size.)
+            bufs.place_a(bsrc.as_ptr().wrapping_add(pos + 4));
+            bufs.a_mut(bsize)
+        };
         let (streamed, unstreamed) = streams_dst.split_at_mut(nstreams * neblock);
         let streams = bsrc.get(..end).ok_or(Error::ReadBuffer)?;
         // (Indexed rather than `chunks_exact_mut`, whose count is a division.)
@@ -1202,8 +1208,8 @@ impl BlockDecoder<'_> {
                 (raw_block.take().unwrap_or_else(|| bufs.get(&[], cur, bsize)), &mut *out)
             } else {
                 let to = if cur == Slot::A { Slot::B } else { Slot::A };
-                let (a, b) = bufs.both_mut();
-                let r = if to == Slot::B { (&a[..bsize], &mut b[..bsize]) } else { (&b[..bsize], &mut a[..bsize]) };
+                let (a, b) = bufs.both_mut(bsize);
+                let r = if to == Slot::B { (&*a, b) } else { (&*b, a) };
                 cur = to;
                 (raw_block.take().unwrap_or(r.0), r.1)
             };

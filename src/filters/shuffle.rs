@@ -25,7 +25,8 @@ pub(crate) fn shuffle_with(isa: Isa, typesize: usize, src: &[u8], dest: &mut [u8
         copy_bytes(dest, src);
         return;
     }
-    let n = src.len() / typesize;
+    // Power-of-two sizes by a shift, as in `unshuffle_with`.
+    let n = if typesize.is_power_of_two() { src.len() >> typesize.trailing_zeros() } else { src.len() / typesize };
     let body = n * typesize;
     let peel = shuffle_peel(isa, typesize, n, dest.as_ptr() as usize);
     let whole = peel == 0 && simd_shuffle_block(isa, typesize, n, src, dest);

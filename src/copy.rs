@@ -40,9 +40,9 @@ const LARGE: usize = 1 << 20;
 /// not: 0 not asked yet, 1 yes, 2 no. Asked once; a race only asks twice.
 static BACKWARD: AtomicU8 = AtomicU8::new(0);
 
-/// Whether this is an AMD (or Hygon) processor, asked once: the backward copy here and the
-/// walk of the tiled unshuffle (`shuffle_avx2::unshuffle_by_columns`) were tuned apart on
-/// AMD and Intel cores.
+/// Whether this is an AMD (or Hygon) processor, asked once: the backward copy and the
+/// stored 1.x chunks' forward copy here and the walk of the tiled unshuffle
+/// (`shuffle_avx2::unshuffle_by_columns`) were tuned apart on AMD and Intel cores.
 #[inline]
 pub(crate) fn amd_like() -> bool {
     backward_pays()
@@ -104,7 +104,7 @@ pub fn copy_bytes(dest: &mut [u8], src: &[u8]) {
 /// Elsewhere, and below that size, this is [`copy_bytes`].
 pub(crate) fn copy_stored(dest: &mut [u8], src: &[u8]) {
     #[cfg(target_arch = "x86_64")]
-    if src.len() >= LARGE && dest.len() == src.len() && backward_pays() {
+    if src.len() >= LARGE && dest.len() == src.len() && amd_like() {
         // SAFETY: SSE2 is part of x86_64; the slices have the same length.
         unsafe { forward_sse2(dest, src) };
         return;

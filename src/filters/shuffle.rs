@@ -15,6 +15,17 @@ fn scalar_block(typesize: usize) -> usize {
     (16384 / typesize).max(16)
 }
 
+/// The whole `typesize`-byte elements in `len` bytes (`typesize >= 1`), power-of-two sizes
+/// by a shift: a division's latency delayed every step of the unshuffle after it.
+#[inline(always)]
+fn whole_elements(len: usize, typesize: usize) -> usize {
+    if typesize.is_power_of_two() {
+        len >> typesize.trailing_zeros()
+    } else {
+        len / typesize
+    }
+}
+
 pub(crate) fn shuffle_with(isa: Isa, typesize: usize, src: &[u8], dest: &mut [u8]) {
     assert_eq!(
         src.len(),
@@ -25,8 +36,7 @@ pub(crate) fn shuffle_with(isa: Isa, typesize: usize, src: &[u8], dest: &mut [u8
         copy_bytes(dest, src);
         return;
     }
-    // Power-of-two sizes by a shift, as in `unshuffle_with`.
-    let n = if typesize.is_power_of_two() { src.len() >> typesize.trailing_zeros() } else { src.len() / typesize };
+    let n = whole_elements(src.len(), typesize);
     let body = n * typesize;
     let peel = shuffle_peel(isa, typesize, n, dest.as_ptr() as usize);
     let whole = peel == 0 && simd_shuffle_block(isa, typesize, n, src, dest);
@@ -97,8 +107,7 @@ pub(crate) fn unshuffle_with(isa: Isa, typesize: usize, src: &[u8], dest: &mut [
         copy_bytes(dest, src);
         return;
     }
-    // Power-of-two sizes by a shift: the division's latency delayed every step after it.
-    let n = if typesize.is_power_of_two() { src.len() >> typesize.trailing_zeros() } else { src.len() / typesize };
+    let n = whole_elements(src.len(), typesize);
     let body = n * typesize;
     let peel = unshuffle_peel(isa, typesize, n, dest.as_ptr() as usize);
     let whole = simd_unshuffle_block(isa, typesize, n, peel, src, dest);

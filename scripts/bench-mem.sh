@@ -13,11 +13,23 @@ mkdir -p target/bench
 gcc -O2 -std=gnu11 -Wall -Iinclude -o target/bench/mem bench/mem.c -Ltarget/release -l:libblosc2.so.9
 frame=target/bench/mem-1e6.b2frame
 [ -f "$frame" ] || LD_LIBRARY_PATH=target/release target/bench/mem mkframe "$frame" 1000000 >/dev/null
+# Resident code depends on how the library file sits in the page cache (the kernel maps
+# whole cached folios, and their size depends on how the file got there: written by the
+# linker, copied, or read from disk). As root, each process starts with the cache dropped,
+# so both libraries are read from disk alike, as after a boot; otherwise say so.
+if [ -w /proc/sys/vm/drop_caches ]; then
+  fresh() { sync; echo 3 > /proc/sys/vm/drop_caches; }
+  cache_note="page cache dropped before each process"
+else
+  fresh() { :; }
+  cache_note="page cache as found (not root: resident code may differ by up to 0.5 MiB)"
+fi
 peaks() {  # lib, workload args -> "first third" in MiB
+  fresh
   MEM_REPEAT=3 LD_LIBRARY_PATH=$1 target/bench/mem "${@:2}" 2>/dev/null |
     awk '{for (i = 1; i < NF; i++) if ($i == "maxrss_kib") p[++n] = $(i + 1)} END {printf "%.1f %.1f", p[1] / 1024, p[n] / 1024}'
 }
-echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'); $(date -u +%F)"
+echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'); $(date -u +%F); $cache_note"
 echo
 echo "| workload | ours MiB (1st / 3rd run) | reference MiB (1st / 3rd run) | ours / ref |"
 echo "|---|---|---|---|"

@@ -975,6 +975,13 @@ impl Compressor {
                                 }
                                 mine.pop_front();
                             }
+                            // Nothing of this thread waits any more: the next block can
+                            // reuse the arena from its start, so the arena's touched pages
+                            // stay near one block's output instead of the thread's share of
+                            // the chunk.
+                            if mine.is_empty() {
+                                used = 0;
+                            }
                         }
                         Ok(_) => {
                             failed.store(true, Ordering::Relaxed);

@@ -8,6 +8,10 @@
  * configuration with each in turn; the same lines, each prefixed with "ours" or "ref"
  * (scripts/bench.sh's codec matrix).
  *
+ * filters mode: bench filters OURS.so REF.so [seconds_per_measure] [rainfall.bin] [ref-first]
+ * times the filter pipelines outside the matrix (delta, precision truncation, bytedelta,
+ * integer truncation) with both libraries in this process, in the pair mode's lines.
+ *
  * plugins mode: bench plugins [seconds_per_measure [name]] times NDLZ, ZFP (three modes), ndcell and
  * ndmean on b2nd arrays in memory (b2nd_from_cbuffer compresses, b2nd_to_cbuffer decompresses):
  *   plugin config meta nbytes cbytes cspeed_GBps dspeed_GBps
@@ -509,6 +513,100 @@ static int make_sets(const char *rain, dataset *sets) {
   return nsets;
 }
 
+/* One configuration with each library in turn (compression, then decompression, in
+ * measure_turns slices), each library's output checked, one line per library:
+ *   [label] dataset codec filter clevel nthreads nbytes cbytes cspeed_GBps dspeed_GBps */
+static int run_config(double budget, const dataset *set, const char *cname, const char *fname, blosc2_cparams cp,
+                      blosc2_dparams dp, const api *libs, int nlibs, unsigned char **comp, unsigned char *back) {
+  blosc2_context *cc[2], *dc[2];
+  int cbytes[2], dbytes[2];
+  double tc[2], td[2];
+  for (int k = 0; k < nlibs; k++) {
+    cc[k] = libs[k].create_cctx(cp);
+    dc[k] = libs[k].create_dctx(dp);
+  }
+  job jc[2], jd[2];
+  void *args[2];
+  for (int k = 0; k < nlibs; k++) {
+    jc[k] = (job){cc[k], set->data, set->n, comp[k], N + BLOSC2_MAX_OVERHEAD, &libs[k]};
+    args[k] = &jc[k];
+  }
+  measure_turns(budget, do_c, args, nlibs, tc, cbytes);
+  for (int k = 0; k < nlibs; k++) {
+    jd[k] = (job){dc[k], comp[k], cbytes[k], back, N, &libs[k]};
+    args[k] = &jd[k];
+  }
+  measure_turns(budget, do_d, args, nlibs, td, dbytes);
+  for (int k = 0; k < nlibs; k++) {
+    /* Both decompressed into `back` in turns: check each library's own output (lossy
+       pipelines only against the other library's). */
+    dbytes[k] = do_d(&jd[k]);
+    int lossy = 0;
+    for (int f = 0; f < BLOSC2_MAX_FILTERS; f++)
+      lossy |= cp.filters[f] == BLOSC_TRUNC_PREC || cp.filters[f] == BLOSC_FILTER_INT_TRUNC;
+    if (cbytes[k] <= 0 || dbytes[k] != set->n || (!lossy && memcmp(back, set->data, set->n) != 0) ||
+        (k > 0 && (cbytes[k] != cbytes[0] || memcmp(comp[k], comp[0], cbytes[k]) != 0) && lossy)) {
+      fprintf(stderr, "error: %s %s %s %s %d: c=%d d=%d\n", libs[k].label, set->name, cname, fname, cp.clevel,
+              cbytes[k], dbytes[k]);
+      return 1;
+    }
+  }
+  for (int k = 0; k < nlibs; k++) {
+    printf("%s%s%s %s %s %d %d %d %d %.3f %.3f\n", nlibs > 1 ? libs[k].label : "", nlibs > 1 ? " " : "", set->name,
+           cname, fname, cp.clevel, cp.nthreads, set->n, cbytes[k], set->n / tc[k] / 1e9, set->n / td[k] / 1e9);
+    libs[k].free_ctx(cc[k]);
+    libs[k].free_ctx(dc[k]);
+  }
+  fflush(stdout);
+  return 0;
+}
+
+/* The filter pipelines outside the matrix (bench filters: delta, precision truncation,
+ * bytedelta, integer truncation, each with and without byte shuffle where users combine
+ * them), clevel 5, one thread, BloscLZ, LZ4 and zstd, on the matrix's data sets but random
+ * bytes; lines in the matrix's format, the filter named by its stages in order. */
+static int bench_pipelines(double budget, const char *rain, const api *libs, int nlibs) {
+  for (int l = 0; l < nlibs; l++) libs[l].init();
+  dataset sets[4];
+  int nsets = make_sets(rain, sets) - 1; /* not the random bytes */
+  /* Whole items only: the reference's delta does not restore the bytes after the last item
+     (REFERENCE-DEFECTS.md), and the rainfall grid's file ends 3 bytes into one. */
+  for (int s = 0; s < nsets; s++) sets[s].n -= sets[s].n % sets[s].typesize;
+  unsigned char *comp[2] = {malloc(N + BLOSC2_MAX_OVERHEAD), malloc(N + BLOSC2_MAX_OVERHEAD)};
+  unsigned char *back = malloc(N);
+  /* Stages before the codec, by slot (4 then 5); meta -1: the data set's typesize; ints:
+     only on integer data, floats: only on float data. */
+  struct { const char *name; int f4, m4, f5, m5, ints, floats; } pipes[] = {
+    {"delta", 0, 0, BLOSC_DELTA, 0, 0, 0},
+    {"shuffle+delta", BLOSC_SHUFFLE, 0, BLOSC_DELTA, 0, 0, 0},
+    {"trunc_prec+shuffle", BLOSC_TRUNC_PREC, 10, BLOSC_SHUFFLE, 0, 0, 1},
+    {"bytedelta", 0, 0, BLOSC_FILTER_BYTEDELTA, -1, 0, 0},
+    {"shuffle+bytedelta", BLOSC_SHUFFLE, 0, BLOSC_FILTER_BYTEDELTA, -1, 0, 0},
+    {"bitshuffle+bytedelta", BLOSC_BITSHUFFLE, 0, BLOSC_FILTER_BYTEDELTA, -1, 0, 0},
+    {"int_trunc+shuffle", BLOSC_FILTER_INT_TRUNC, (uint8_t)-8, BLOSC_SHUFFLE, 0, 1, 0},
+  };
+  const int codecs[] = {BLOSC_BLOSCLZ, BLOSC_LZ4, BLOSC_ZSTD};
+  const char *cnames[] = {"blosclz", "lz4", "zstd"};
+  for (int s = 0; s < nsets; s++) {
+    int is_int = strcmp(sets[s].name, "ramp-i64") == 0;
+    for (size_t p = 0; p < sizeof pipes / sizeof *pipes; p++) {
+      if ((pipes[p].ints && !is_int) || (pipes[p].floats && is_int)) continue;
+      for (int c = 0; c < 3; c++) {
+        blosc2_cparams cp = matrix_cparams(codecs[c], BLOSC_NOFILTER, 5, sets[s].typesize, 1);
+        for (int f = 0; f < BLOSC2_MAX_FILTERS; f++) cp.filters[f] = cp.filters_meta[f] = 0;
+        cp.filters[4] = (uint8_t)pipes[p].f4;
+        cp.filters_meta[4] = (uint8_t)(pipes[p].m4 < 0 ? sets[s].typesize : pipes[p].m4);
+        cp.filters[5] = (uint8_t)pipes[p].f5;
+        cp.filters_meta[5] = (uint8_t)(pipes[p].m5 < 0 ? sets[s].typesize : pipes[p].m5);
+        if (run_config(budget, &sets[s], cnames[c], pipes[p].name, cp, matrix_dparams(1), libs, nlibs, comp, back) != 0)
+          return 1;
+      }
+    }
+  }
+  for (int l = 0; l < nlibs; l++) libs[l].destroy();
+  return 0;
+}
+
 /* The codec matrix (data kinds x codecs x filters x clevels x 1-2 threads), one line per
  * configuration and library (prefixed with the library's label when there are two):
  *   dataset codec filter clevel nthreads nbytes cbytes cspeed_GBps dspeed_GBps
@@ -540,43 +638,8 @@ static int bench_matrix(double budget, const char *rain, const char *only, const
         for (int l = 0; l < 3; l++)
           for (int nt = 1; nt <= 2; nt++) {
             blosc2_cparams cp = matrix_cparams(codecs[c], filters[f], clevels[l], sets[s].typesize, nt);
-            blosc2_dparams dp = matrix_dparams(nt);
-            blosc2_context *cc[2], *dc[2];
-            int cbytes[2], dbytes[2];
-            double tc[2], td[2];
-            for (int k = 0; k < nlibs; k++) {
-              cc[k] = libs[k].create_cctx(cp);
-              dc[k] = libs[k].create_dctx(dp);
-            }
-            job jc[2], jd[2];
-            void *args[2];
-            for (int k = 0; k < nlibs; k++) {
-              jc[k] = (job){cc[k], sets[s].data, sets[s].n, comp[k], N + BLOSC2_MAX_OVERHEAD, &libs[k]};
-              args[k] = &jc[k];
-            }
-            measure_turns(budget, do_c, args, nlibs, tc, cbytes);
-            for (int k = 0; k < nlibs; k++) {
-              jd[k] = (job){dc[k], comp[k], cbytes[k], back, N, &libs[k]};
-              args[k] = &jd[k];
-            }
-            measure_turns(budget, do_d, args, nlibs, td, dbytes);
-            for (int k = 0; k < nlibs; k++) {
-              /* Both decompressed into `back` in turns: check each library's own output. */
-              dbytes[k] = do_d(&jd[k]);
-              if (cbytes[k] <= 0 || dbytes[k] != sets[s].n || memcmp(back, sets[s].data, sets[s].n) != 0) {
-                fprintf(stderr, "error: %s %s %s %s %d: c=%d d=%d\n", libs[k].label, sets[s].name, cnames[c], fnames[f],
-                        clevels[l], cbytes[k], dbytes[k]);
-                return 1;
-              }
-            }
-            for (int k = 0; k < nlibs; k++) {
-              printf("%s%s%s %s %s %d %d %d %d %.3f %.3f\n", nlibs > 1 ? libs[k].label : "", nlibs > 1 ? " " : "",
-                     sets[s].name, cnames[c], fnames[f], clevels[l], nt, sets[s].n, cbytes[k],
-                     sets[s].n / tc[k] / 1e9, sets[s].n / td[k] / 1e9);
-              libs[k].free_ctx(cc[k]);
-              libs[k].free_ctx(dc[k]);
-            }
-            fflush(stdout);
+            if (run_config(budget, &sets[s], cnames[c], fnames[f], cp, matrix_dparams(nt), libs, nlibs, comp, back) != 0)
+              return 1;
           }
   for (int l = 0; l < nlibs; l++) libs[l].destroy();
   return 0;
@@ -707,6 +770,16 @@ int main(int argc, char **argv) {
     if (open_api(&libs[r], argv[2], "ours") != 0 || open_api(&libs[!r], argv[3], "ref") != 0) return 1;
     const char *only = argc > 6 && strcmp(argv[6], "all") != 0 ? argv[6] : NULL;
     return bench_matrix(argc > 4 ? atof(argv[4]) : 0.15, argc > 5 ? argv[5] : NULL, only, libs, 2);
+  }
+  if (argc > 1 && strcmp(argv[1], "filters") == 0) {
+    if (argc < 4) {
+      fprintf(stderr, "usage: bench filters OURS.so REF.so [seconds] [rainfall.bin] [ref-first]\n");
+      return 2;
+    }
+    api libs[2];
+    int r = argc > 6 && strcmp(argv[6], "ref-first") == 0;
+    if (open_api(&libs[r], argv[2], "ours") != 0 || open_api(&libs[!r], argv[3], "ref") != 0) return 1;
+    return bench_pipelines(argc > 4 ? atof(argv[4]) : 0.15, argc > 5 ? argv[5] : NULL, libs, 2);
   }
   if (argc > 1 && strcmp(argv[1], "one") == 0) {
     if (argc < 10) {

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Build bench/bench.c once against include/ and run it with our library and with the reference
-# in the same session (the codec matrix with both loaded in one process, the other parts with
-# an LD_LIBRARY_PATH swap); print the comparison tables (codecs, b2nd slices, lazy chunks,
-# plugins).
+# in the same session (the codec matrix and the other filter pipelines with both loaded in one
+# process, the other parts with an LD_LIBRARY_PATH swap); print the comparison tables (codecs,
+# filters, b2nd slices, lazy chunks, plugins). BENCH_PARTS picks some of those five.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
@@ -12,7 +12,7 @@ budget=${BENCH_SECONDS:-0.15}
 rain=../shared/fixtures/raw/rainfall-grid-150x150.bin
 runs=${BENCH_RUNS:-3}
 codecs=(blosclz lz4 lz4hc zlib zstd)
-parts=${BENCH_PARTS:-codecs b2nd lazy plugins}
+parts=${BENCH_PARTS:-codecs filters b2nd lazy plugins}
 ours=(); refs=()
 if [[ " $parts " == *" codecs "* ]]; then
 : > target/bench/pair.log  # which file each side's calls came from (dladdr), per run
@@ -37,6 +37,23 @@ for i in $(seq 1 "$runs"); do
 done
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
 python3 bench/compare.py "$(IFS=,; echo "${ours[*]}")" "$(IFS=,; echo "${refs[*]}")"
+fi
+
+# The filter pipelines outside the matrix (delta, precision truncation, bytedelta, integer
+# truncation; bench filters), both libraries in one process as for the matrix.
+if [[ " $parts " == *" filters "* ]]; then
+fo=(); fr=()
+for i in $(seq 1 "$runs"); do
+  o=target/bench/filters-ours$i.txt r=target/bench/filters-ref$i.txt
+  order=$([ $((i % 2)) -eq 1 ] && echo ours-first || echo ref-first)
+  LD_LIBRARY_PATH=target/release target/bench/bench filters "$top/target/release/libblosc2.so" \
+    "$top/reference/blosc2/lib/libblosc2.so.9" "$budget" "$rain" "$order" 2>>target/bench/pair.log > target/bench/filters.txt
+  sed -n 's/^ours //p' target/bench/filters.txt > "$o"
+  sed -n 's/^ref //p' target/bench/filters.txt > "$r"
+  fo+=("$o"); fr+=("$r")
+done
+echo
+python3 bench/compare.py "$(IFS=,; echo "${fo[*]}")" "$(IFS=,; echo "${fr[*]}")"
 fi
 
 # b2nd slices (get/set, 2-D and 3-D, memory and file), alternating the libraries likewise.

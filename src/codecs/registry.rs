@@ -194,11 +194,25 @@ pub const NDLZ: u8 = 32;
 const BUILTIN_IDS: [u8; 4] = [NDLZ, super::zfp::ZFP_ACC, super::zfp::ZFP_PREC, super::zfp::ZFP_RATE];
 
 /// The native implementation of one of the reference's start-up codec plugins: available
-/// without `blosc2_init`, and a user cannot register over it.
+/// without `blosc2_init`, and a user cannot register over it. Made once per process (the
+/// codec is looked up for every block; an `Arc` clone costs less than an allocation).
 pub fn builtin(id: u8) -> Option<Arc<dyn UserCodec>> {
-    match id {
-        NDLZ => Some(Arc::new(super::ndlz::Ndlz)),
-        super::zfp::ZFP_ACC..=super::zfp::ZFP_RATE => Some(Arc::new(super::zfp::Zfp { id })),
-        _ => None,
-    }
+    use super::zfp::{Zfp, ZFP_ACC, ZFP_PREC, ZFP_RATE};
+    static PLUGINS: std::sync::OnceLock<[Arc<dyn UserCodec>; 4]> = std::sync::OnceLock::new();
+    let [ndlz, acc, prec, rate] = PLUGINS.get_or_init(|| {
+        [
+            Arc::new(super::ndlz::Ndlz),
+            Arc::new(Zfp { id: ZFP_ACC }),
+            Arc::new(Zfp { id: ZFP_PREC }),
+            Arc::new(Zfp { id: ZFP_RATE }),
+        ]
+    });
+    let plugin = match id {
+        NDLZ => ndlz,
+        ZFP_ACC => acc,
+        ZFP_PREC => prec,
+        ZFP_RATE => rate,
+        _ => return None,
+    };
+    Some(Arc::clone(plugin))
 }

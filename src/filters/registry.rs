@@ -105,14 +105,28 @@ pub const NDCELL: u8 = 32;
 pub const NDMEAN: u8 = 33;
 
 /// The native implementation of one of those ids: available without `blosc2_init`, and a
-/// user cannot register over them.
+/// user cannot register over them. Made once per process (a block's pipeline asks for its
+/// filter on every block; an `Arc` clone costs less than an allocation).
 pub fn builtin(id: u8) -> Option<Arc<dyn UserFilter>> {
-    match id {
-        BYTEDELTA_BUGGY | BYTEDELTA => Some(Arc::new(ByteDelta { buggy: id == BYTEDELTA_BUGGY })),
-        INT_TRUNC => Some(Arc::new(IntTrunc)),
-        NDCELL | NDMEAN => Some(Arc::new(NdCell { mean: id == NDMEAN })),
-        _ => None,
-    }
+    static PLUGINS: std::sync::OnceLock<[Arc<dyn UserFilter>; 5]> = std::sync::OnceLock::new();
+    let [buggy, bytedelta, int_trunc, ndcell, ndmean] = PLUGINS.get_or_init(|| {
+        [
+            Arc::new(ByteDelta { buggy: true }),
+            Arc::new(ByteDelta { buggy: false }),
+            Arc::new(IntTrunc),
+            Arc::new(NdCell { mean: false }),
+            Arc::new(NdCell { mean: true }),
+        ]
+    });
+    let plugin = match id {
+        BYTEDELTA_BUGGY => buggy,
+        BYTEDELTA => bytedelta,
+        INT_TRUNC => int_trunc,
+        NDCELL => ndcell,
+        NDMEAN => ndmean,
+        _ => return None,
+    };
+    Some(Arc::clone(plugin))
 }
 
 struct ByteDelta {

@@ -248,18 +248,12 @@ mod tests {
     /// in order, restores, for every unit and lengths around the groups.
     #[test]
     fn prefix_xor_kernels_match_the_definition() {
-        let mut seed = 0x2545_F491u32;
+        let mut rng = crate::test_rng::Rng::new(3);
         for u in [1usize, 2, 4, 8] {
             for units in (0..80).chain([511, 512, 513, 4659]) {
                 let n = units * u;
-                let src: Vec<u8> = (0..n)
-                    .map(|_| {
-                        seed ^= seed << 13;
-                        seed ^= seed >> 17;
-                        seed ^= seed << 5;
-                        seed as u8
-                    })
-                    .collect();
+                let mut src = vec![0u8; n];
+                rng.fill(&mut src);
                 let mut want = src.clone();
                 for i in u..n {
                     want[i] ^= want[i - u];

@@ -16,6 +16,7 @@ fn main() {
     println!("cargo::rerun-if-changed=build.rs");
     link_order();
     println!("cargo::rustc-env=BLOSC2_ZLIBNG_VERSION={}", zlib_ng_version());
+    lz4_near_first();
     if std::env::var_os("CARGO_FEATURE_CAPI").is_some() {
         cmake_package();
     }
@@ -63,6 +64,21 @@ fn cmake_package() {
 
 /// The zlib-ng version libz-sys built (zlib-compat builds do not export `zlibng_version()`,
 /// so read `ZLIBNG_VERSION` from the installed header).
+/// `cfg(lz4_near_first)` when the bundled lz4 has `LZ4_decompress_safe_nearFirst`, which
+/// `scripts/lz4/near-match-first.patch` adds when `scripts/cc-x86_64` builds it (README,
+/// "LZ4's near matches first, where they pay"); a build of lz4 without the patch (another
+/// compiler, a system lz4) leaves it off, and streams decode with `LZ4_decompress_safe`.
+fn lz4_near_first() {
+    println!("cargo::rustc-check-cfg=cfg(lz4_near_first)");
+    let Some(root) = std::env::var_os("DEP_LZ4_ROOT") else { return };
+    let archive = std::path::Path::new(&root).join("liblz4.a");
+    println!("cargo::rerun-if-changed={}", archive.display());
+    let needle = b"LZ4_decompress_safe_nearFirst";
+    if std::fs::read(&archive).is_ok_and(|bytes| bytes.windows(needle.len()).any(|w| w == needle)) {
+        println!("cargo::rustc-cfg=lz4_near_first");
+    }
+}
+
 fn zlib_ng_version() -> String {
     let dirs = std::env::var("DEP_Z_INCLUDE").unwrap_or_default();
     for dir in dirs.split(',').filter(|d| !d.is_empty()) {

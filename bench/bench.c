@@ -12,6 +12,10 @@
  * times the filter pipelines outside the matrix (delta, precision truncation, bytedelta,
  * integer truncation) with both libraries in this process, in the pair mode's lines.
  *
+ * typesizes mode: bench typesizes OURS.so REF.so [seconds_per_measure] [ref-first] times the
+ * type sizes the matrix's data sets leave out (1, 2 and 16 bytes), every codec and filter of
+ * the matrix at clevel 5, in the pair mode's lines.
+ *
  * plugins mode: bench plugins [seconds_per_measure [name]] times NDLZ, ZFP (three modes), ndcell and
  * ndmean on b2nd arrays in memory (b2nd_from_cbuffer compresses, b2nd_to_cbuffer decompresses):
  *   plugin config meta nbytes cbytes cspeed_GBps dspeed_GBps
@@ -607,6 +611,43 @@ static int bench_pipelines(double budget, const char *rain, const api *libs, int
   return 0;
 }
 
+/* The type sizes the matrix's data sets leave out (bench typesizes): 1-byte samples (a
+ * smooth 8-bit signal with noise in its low bit), 2-byte integers (a smooth 16-bit signal)
+ * and 16-byte items (complex128: pairs of smooth doubles), 4 MiB each, every codec, no
+ * filter, byte shuffle and bit shuffle, clevel 5, one and two threads; lines in the
+ * matrix's format. */
+static int bench_typesizes(double budget, const api *libs, int nlibs) {
+  for (int l = 0; l < nlibs; l++) libs[l].init();
+  rng = 88172645463325252ULL;
+  unsigned char *u8 = malloc(N);
+  for (int i = 0; i < N; i++) u8[i] = (unsigned char)(sin(i * 1e-3) * 60.0 + 128.0 + (xs() & 1));
+  int16_t *i16 = malloc(N);
+  for (int i = 0; i < N / 2; i++) i16[i] = (int16_t)(sin(i * 1e-3) * 12000.0 + (double)(xs() % 8));
+  double *c128 = malloc(N);
+  for (int i = 0; i < N / 16; i++) {
+    c128[2 * i] = sin(i * 1e-3) * 100.0;
+    c128[2 * i + 1] = cos(i * 7e-4) * 3.0;
+  }
+  dataset sets[] = {{"smooth-u8", u8, N, 1}, {"smooth-i16", (unsigned char *)i16, N, 2},
+                    {"complex-c128", (unsigned char *)c128, N, 16}};
+  unsigned char *comp[2] = {malloc(N + BLOSC2_MAX_OVERHEAD), malloc(N + BLOSC2_MAX_OVERHEAD)};
+  unsigned char *back = malloc(N);
+  const int codecs[] = {BLOSC_BLOSCLZ, BLOSC_LZ4, BLOSC_LZ4HC, BLOSC_ZLIB, BLOSC_ZSTD};
+  const char *cnames[] = {"blosclz", "lz4", "lz4hc", "zlib", "zstd"};
+  const int filters[] = {BLOSC_NOFILTER, BLOSC_SHUFFLE, BLOSC_BITSHUFFLE};
+  const char *fnames[] = {"nofilter", "shuffle", "bitshuffle"};
+  for (size_t s = 0; s < sizeof sets / sizeof *sets; s++)
+    for (int c = 0; c < 5; c++)
+      for (int f = 0; f < 3; f++)
+        for (int nt = 1; nt <= 2; nt++) {
+          blosc2_cparams cp = matrix_cparams(codecs[c], filters[f], 5, sets[s].typesize, nt);
+          if (run_config(budget, &sets[s], cnames[c], fnames[f], cp, matrix_dparams(nt), libs, nlibs, comp, back) != 0)
+            return 1;
+        }
+  for (int l = 0; l < nlibs; l++) libs[l].destroy();
+  return 0;
+}
+
 /* The codec matrix (data kinds x codecs x filters x clevels x 1-2 threads), one line per
  * configuration and library (prefixed with the library's label when there are two):
  *   dataset codec filter clevel nthreads nbytes cbytes cspeed_GBps dspeed_GBps
@@ -780,6 +821,16 @@ int main(int argc, char **argv) {
     int r = argc > 6 && strcmp(argv[6], "ref-first") == 0;
     if (open_api(&libs[r], argv[2], "ours") != 0 || open_api(&libs[!r], argv[3], "ref") != 0) return 1;
     return bench_pipelines(argc > 4 ? atof(argv[4]) : 0.15, argc > 5 ? argv[5] : NULL, libs, 2);
+  }
+  if (argc > 1 && strcmp(argv[1], "typesizes") == 0) {
+    if (argc < 4) {
+      fprintf(stderr, "usage: bench typesizes OURS.so REF.so [seconds] [ref-first]\n");
+      return 2;
+    }
+    api libs[2];
+    int r = argc > 5 && strcmp(argv[5], "ref-first") == 0;
+    if (open_api(&libs[r], argv[2], "ours") != 0 || open_api(&libs[!r], argv[3], "ref") != 0) return 1;
+    return bench_typesizes(argc > 4 ? atof(argv[4]) : 0.15, libs, 2);
   }
   if (argc > 1 && strcmp(argv[1], "one") == 0) {
     if (argc < 10) {

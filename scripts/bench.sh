@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Build bench/bench.c once against include/ and run it with our library and with the reference
-# in the same session (the codec matrix and the other filter pipelines with both loaded in one
+# in the same session (the codec matrix, the other type sizes and filter pipelines with both loaded in one
 # process, the other parts with an LD_LIBRARY_PATH swap); print the comparison tables (codecs,
-# filters, b2nd slices, lazy chunks, plugins). BENCH_PARTS picks some of those five.
+# typesizes, filters, b2nd slices, lazy chunks, plugins). BENCH_PARTS picks some of those.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
@@ -12,7 +12,7 @@ budget=${BENCH_SECONDS:-0.15}
 rain=../shared/fixtures/raw/rainfall-grid-150x150.bin
 runs=${BENCH_RUNS:-3}
 codecs=(blosclz lz4 lz4hc zlib zstd)
-parts=${BENCH_PARTS:-codecs filters b2nd lazy plugins}
+parts=${BENCH_PARTS:-codecs typesizes filters b2nd lazy plugins}
 ours=(); refs=()
 if [[ " $parts " == *" codecs "* ]]; then
 : > target/bench/pair.log  # which file each side's calls came from (dladdr), per run
@@ -54,6 +54,22 @@ for i in $(seq 1 "$runs"); do
 done
 echo
 python3 bench/compare.py "$(IFS=,; echo "${fo[*]}")" "$(IFS=,; echo "${fr[*]}")"
+fi
+
+# The type sizes the matrix's data sets leave out (1, 2, 16; bench typesizes), likewise.
+if [[ " $parts " == *" typesizes "* ]]; then
+to=(); tr=()
+for i in $(seq 1 "$runs"); do
+  o=target/bench/typesizes-ours$i.txt r=target/bench/typesizes-ref$i.txt
+  order=$([ $((i % 2)) -eq 1 ] && echo ours-first || echo ref-first)
+  LD_LIBRARY_PATH=target/release target/bench/bench typesizes "$top/target/release/libblosc2.so" \
+    "$top/reference/blosc2/lib/libblosc2.so.9" "$budget" "$order" 2>>target/bench/pair.log > target/bench/typesizes.txt
+  sed -n 's/^ours //p' target/bench/typesizes.txt > "$o"
+  sed -n 's/^ref //p' target/bench/typesizes.txt > "$r"
+  to+=("$o"); tr+=("$r")
+done
+echo
+python3 bench/compare.py "$(IFS=,; echo "${to[*]}")" "$(IFS=,; echo "${tr[*]}")"
 fi
 
 # b2nd slices (get/set, 2-D and 3-D, memory and file), alternating the libraries likewise.

@@ -1349,7 +1349,18 @@ fn decode_stream(
         }
         return Ok(());
     }
-    codecs::decompress_stream(format, cdata, target, scratch, dict)
+    codecs::decompress_stream(format, cdata, target, scratch, dict, records_of(view))
+}
+
+/// What a chunk's streams hold for the decoder: whole items of 8 bytes or more when nothing
+/// in the pipeline moves bytes (delta and truncation keep items where they are).
+fn records_of(view: &ChunkView<'_>) -> codecs::Records {
+    let in_place = view.header.filters.iter().all(|&f| matches!(f, NOFILTER | DELTA | TRUNC_PREC));
+    if view.typesize >= 8 && in_place {
+        codecs::Records::Wide
+    } else {
+        codecs::Records::Unknown
+    }
 }
 
 /// Blocks of at most this many streams are unshuffled from where their streams lie (see

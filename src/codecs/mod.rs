@@ -234,12 +234,14 @@ pub fn decompress_stream(
     dest: &mut [u8],
     scratch: &mut CodecScratch,
     dict: &DDict<'_>,
+    records: Records,
 ) -> Result<()> {
     let n = match format {
         FORMAT_BLOSCLZ => blosclz::decompress(src, dest),
         FORMAT_LZ4 => match dict {
             DDict::Lz4(d) => lz4::decompress_with_dict(src, dest, d),
             _ if dest.len() / RUNS_RATIO >= src.len() => lz4_block::decompress(src, dest),
+            _ if records == Records::Wide => lz4::decompress_records(src, dest),
             _ => lz4::decompress(src, dest),
         },
         // Builds that link libsnappy (the c-blosc 1.x face) decode with it: about twice as
@@ -260,6 +262,17 @@ pub fn decompress_stream(
         _ => Err(Error::Data),
     }
 }
+
+/// What a stream holds, as far as its decoder's choice goes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Records {
+    /// Nothing known (shuffled data, narrow items, user filters).
+    Unknown,
+    /// Whole items of 8 bytes or more, in order (no shuffle): LZ4 then decodes with its
+    /// near matches read first ([`lz4::decompress_records`]).
+    Wide,
+}
+
 
 /// Dictionaries for decompression.
 pub enum DDict<'a> {

@@ -1349,7 +1349,7 @@ fn decode_stream(
         }
         return Ok(());
     }
-    codecs::decompress_stream(format, cdata, target, scratch, dict, records_of(view))
+    codecs::decompress_stream_of(format, cdata, target, scratch, dict, records_of(view))
 }
 
 /// What a chunk's streams hold for the decoder: whole items of 8 bytes or more when nothing

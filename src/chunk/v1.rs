@@ -969,7 +969,7 @@ fn decode_block(hdr: &Header1, src: &[u8], j: usize, out: &mut [u8], scratch: &m
             if csize as usize == neblock {
                 copy_bytes(dst, stream);
             } else {
-                codecs::decompress_stream(hdr.format(), stream, dst, &mut scratch.codec, &DDict::None, codecs::Records::Unknown)
+                codecs::decompress_stream(hdr.format(), stream, dst, &mut scratch.codec, &DDict::None)
                     .map_err(|_| Error::Stream)?;
             }
             off += csize;

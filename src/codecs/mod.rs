@@ -234,6 +234,18 @@ pub fn decompress_stream(
     dest: &mut [u8],
     scratch: &mut CodecScratch,
     dict: &DDict<'_>,
+) -> Result<()> {
+    decompress_stream_of(format, src, dest, scratch, dict, Records::Unknown)
+}
+
+/// [`decompress_stream`] for a stream known to hold `records` (the decoder may then take a
+/// path made for them; the bytes decoded are the same).
+pub fn decompress_stream_of(
+    format: u8,
+    src: &[u8],
+    dest: &mut [u8],
+    scratch: &mut CodecScratch,
+    dict: &DDict<'_>,
     records: Records,
 ) -> Result<()> {
     let n = match format {
@@ -272,7 +284,6 @@ pub enum Records {
     /// near matches read first ([`lz4::decompress_records`]).
     Wide,
 }
-
 
 /// Dictionaries for decompression.
 pub enum DDict<'a> {

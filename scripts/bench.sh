@@ -39,38 +39,30 @@ echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -
 python3 bench/compare.py "$(IFS=,; echo "${ours[*]}")" "$(IFS=,; echo "${refs[*]}")"
 fi
 
-# The filter pipelines outside the matrix (delta, precision truncation, bytedelta, integer
-# truncation; bench filters), both libraries in one process as for the matrix.
-if [[ " $parts " == *" filters "* ]]; then
-fo=(); fr=()
-for i in $(seq 1 "$runs"); do
-  o=target/bench/filters-ours$i.txt r=target/bench/filters-ref$i.txt
-  order=$([ $((i % 2)) -eq 1 ] && echo ours-first || echo ref-first)
-  LD_LIBRARY_PATH=target/release target/bench/bench filters "$top/target/release/libblosc2.so" \
-    "$top/reference/blosc2/lib/libblosc2.so.9" "$budget" "$rain" "$order" 2>>target/bench/pair.log > target/bench/filters.txt
-  sed -n 's/^ours //p' target/bench/filters.txt > "$o"
-  sed -n 's/^ref //p' target/bench/filters.txt > "$r"
-  fo+=("$o"); fr+=("$r")
-done
-echo
-python3 bench/compare.py "$(IFS=,; echo "${fo[*]}")" "$(IFS=,; echo "${fr[*]}")"
-fi
+# Parts run with both libraries in one process (bench MODE OURS REF budget ARGS... ORDER),
+# `runs` rounds swapping which goes first, then compared: MODE, then MODE's extra arguments.
+pair_part() {
+  local mode=$1 po=() pr=() i o r order
+  shift
+  for i in $(seq 1 "$runs"); do
+    o=target/bench/$mode-ours$i.txt r=target/bench/$mode-ref$i.txt
+    order=$([ $((i % 2)) -eq 1 ] && echo ours-first || echo ref-first)
+    LD_LIBRARY_PATH=target/release target/bench/bench "$mode" "$top/target/release/libblosc2.so" \
+      "$top/reference/blosc2/lib/libblosc2.so.9" "$budget" "$@" "$order" 2>>target/bench/pair.log > "target/bench/$mode.txt"
+    sed -n 's/^ours //p' "target/bench/$mode.txt" > "$o"
+    sed -n 's/^ref //p' "target/bench/$mode.txt" > "$r"
+    po+=("$o"); pr+=("$r")
+  done
+  echo
+  python3 bench/compare.py "$(IFS=,; echo "${po[*]}")" "$(IFS=,; echo "${pr[*]}")"
+}
 
-# The type sizes the matrix's data sets leave out (1, 2, 16; bench typesizes), likewise.
-if [[ " $parts " == *" typesizes "* ]]; then
-to=(); tr=()
-for i in $(seq 1 "$runs"); do
-  o=target/bench/typesizes-ours$i.txt r=target/bench/typesizes-ref$i.txt
-  order=$([ $((i % 2)) -eq 1 ] && echo ours-first || echo ref-first)
-  LD_LIBRARY_PATH=target/release target/bench/bench typesizes "$top/target/release/libblosc2.so" \
-    "$top/reference/blosc2/lib/libblosc2.so.9" "$budget" "$order" 2>>target/bench/pair.log > target/bench/typesizes.txt
-  sed -n 's/^ours //p' target/bench/typesizes.txt > "$o"
-  sed -n 's/^ref //p' target/bench/typesizes.txt > "$r"
-  to+=("$o"); tr+=("$r")
-done
-echo
-python3 bench/compare.py "$(IFS=,; echo "${to[*]}")" "$(IFS=,; echo "${tr[*]}")"
-fi
+# The type sizes the matrix's data sets leave out (1, 2, 16; bench typesizes).
+if [[ " $parts " == *" typesizes "* ]]; then pair_part typesizes; fi
+
+# The filter pipelines outside the matrix (delta, precision truncation, bytedelta, integer
+# truncation; bench filters).
+if [[ " $parts " == *" filters "* ]]; then pair_part filters "$rain"; fi
 
 # b2nd slices (get/set, 2-D and 3-D, memory and file), alternating the libraries likewise.
 if [[ " $parts " == *" b2nd "* ]]; then

@@ -212,17 +212,22 @@ pub fn compress_with_dict(
 /// Decode one LZ4 stream into `dest`; the bytes written, `None` for a corrupt stream or one
 /// that does not fit.
 pub fn decompress(src: &[u8], dest: &mut [u8]) -> Option<usize> {
+    decode_with(lz4_api::LZ4_decompress_safe, src, dest)
+}
+
+/// An LZ4_decompress_safe-like C decoder: (source, destination, compressed size, capacity).
+type Decoder = unsafe extern "C" fn(*const c_char, *mut c_char, c_int, c_int) -> c_int;
+
+/// Run `decoder` on `src` into `dest`, refusing lengths a C int cannot hold.
+fn decode_with(decoder: Decoder, src: &[u8], dest: &mut [u8]) -> Option<usize> {
     if src.len() > i32::MAX as usize || dest.len() > i32::MAX as usize {
         return None;
     }
-    // SAFETY: LZ4_decompress_safe is bounds-checked on both buffers by design.
+    // SAFETY: every `Decoder` passed here (LZ4_decompress_safe and the patched
+    // LZ4_decompress_safe_nearFirst, its template with one more case in the fast loop) is
+    // bounds-checked on both buffers by design.
     let n = unsafe {
-        lz4_api::LZ4_decompress_safe(
-            src.as_ptr() as *const c_char,
-            dest.as_mut_ptr() as *mut c_char,
-            src.len() as c_int,
-            dest.len() as c_int,
-        )
+        decoder(src.as_ptr() as *const c_char, dest.as_mut_ptr() as *mut c_char, src.len() as c_int, dest.len() as c_int)
     };
     (n >= 0).then_some(n as usize)
 }
@@ -240,22 +245,7 @@ extern "C" {
 /// whose lz4 lacks the patch decode with [`decompress`].
 pub fn decompress_records(src: &[u8], dest: &mut [u8]) -> Option<usize> {
     #[cfg(all(lz4_near_first, not(feature = "system-codecs")))]
-    {
-        if src.len() > i32::MAX as usize || dest.len() > i32::MAX as usize {
-            return None;
-        }
-        // SAFETY: the patched decoder is LZ4_decompress_safe's template with one more case
-        // in its fast loop, under the same bounds checks on both buffers.
-        let n = unsafe {
-            LZ4_decompress_safe_nearFirst(
-                src.as_ptr() as *const c_char,
-                dest.as_mut_ptr() as *mut c_char,
-                src.len() as c_int,
-                dest.len() as c_int,
-            )
-        };
-        (n >= 0).then_some(n as usize)
-    }
+    return decode_with(LZ4_decompress_safe_nearFirst, src, dest);
     #[cfg(not(all(lz4_near_first, not(feature = "system-codecs"))))]
     decompress(src, dest)
 }

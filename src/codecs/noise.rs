@@ -27,6 +27,10 @@ const MIN_LEN: usize = SEGMENT / 2;
 /// smooth float32, whose histogram is as flat, 93-197, which zlib-ng's matches shrink by 6%).
 const REPEAT_RARITY: usize = 1024;
 
+/// Hits beyond the rate of [`REPEAT_RARITY`] that a probe may run ahead by before its
+/// segment is judged not noise (see [`repeats`]).
+const REPEAT_SLACK: usize = 2;
+
 /// Whether `window[from..]`, the segment, is noise: long enough to judge ([`MIN_LEN`]),
 /// without runs among 64 sampled positions, with 4-byte strings that recur (within the
 /// segment, then also from `window[..from]`, the bytes before it that a match could reach) at
@@ -40,6 +44,7 @@ pub fn is_noise(window: &[u8], from: usize) -> bool {
     };
     segment.len() >= MIN_LEN
         && !has_runs(segment)
+        && !skewed(segment)
         && !repeats(segment, 0)
         && entropy(segment) >= MIN_ENTROPY
         && (from == 0 || !repeats(window, from))
@@ -61,6 +66,37 @@ pub fn first_noise(src: &[u8]) -> Option<usize> {
 fn has_runs(segment: &[u8]) -> bool {
     let step = (segment.len() - 1) / 64;
     (0..64).filter(|k| segment[k * step] == segment[k * step + 1]).count() >= 4
+}
+
+/// Bytes sampled by [`skewed`].
+const SKEW_SAMPLES: usize = 1024;
+
+/// Whether one byte value makes up more than 6 times its share (24 of [`SKEW_SAMPLES`]
+/// bytes spread over `segment`, 4 expected; `segment` holds at least [`MIN_LEN`] bytes): random bytes do that with a chance of about
+/// 1e-8 per segment, while unshuffled multi-byte items (the exponent byte of each float,
+/// the high byte of each 16-bit sample) do it at once. A cheap first look, so that such data,
+/// which has no runs and few exact repeats, is not probed position by position only to fail
+/// the entropy test at the end (that cost 17-26% of compressing unshuffled floats).
+fn skewed(segment: &[u8]) -> bool {
+    // Odd, so that the samples visit every byte lane of items of 2, 4, 8 or 16 bytes.
+    let step = (segment.len() / SKEW_SAMPLES - 1) | 1;
+    let mut counts = [0u16; 256];
+    for k in 0..SKEW_SAMPLES {
+        counts[segment[k * step] as usize] += 1;
+    }
+    counts.iter().any(|&c| usize::from(c) > 6 * SKEW_SAMPLES / 256)
+}
+
+/// Order-0 entropy, in bits per byte, of [`SKEW_SAMPLES`] bytes spread over `bytes` (all of
+/// them when there are fewer), stepping oddly as [`skewed`] does: an estimate, a little low
+/// for random bytes (about 7.8), for choosing an encoder rather than judging noise.
+pub fn sampled_entropy(bytes: &[u8]) -> f64 {
+    if bytes.len() <= SKEW_SAMPLES {
+        return entropy(bytes);
+    }
+    let step = (bytes.len() / SKEW_SAMPLES - 1) | 1;
+    let sample: Vec<u8> = (0..SKEW_SAMPLES).map(|k| bytes[k * step]).collect();
+    entropy(&sample)
 }
 
 /// Order-0 entropy of `bytes` in bits per byte (0 for an empty slice).
@@ -88,22 +124,36 @@ fn entropy(bytes: &[u8]) -> f64 {
 /// Whether more than one position in [`REPEAT_RARITY`] of `window[from..]` starts a 4-byte
 /// string that also starts at the last earlier position of `window` with the same 12-bit
 /// hash (an LZ4-like probe: it misses some repeats, but noise has none to miss). Stops at
-/// the first hit over that limit.
+/// the first hit over that limit, or as soon as the hits so far exceed that rate by more
+/// than [`REPEAT_SLACK`]: random bytes hit about once in 2^20 positions, so a probe that
+/// hits early is not probing noise, and near-noise is turned away within a few KiB.
+///
+/// The table keeps the string itself rather than its position, so a probe is one load and
+/// one comparison (near-noise, such as the low byte plane of a noisy 16-bit signal, is only
+/// turned away after most of a segment has been probed). A slot starts out holding a string
+/// that hashes elsewhere, which no probe of that slot can equal.
 fn repeats(window: &[u8], from: usize) -> bool {
     const HASH_BITS: u32 = 12;
+    let hash = |word: u32| (word.wrapping_mul(2_654_435_761) >> (32 - HASH_BITS)) as usize;
     let limit = (window.len() - from) / REPEAT_RARITY;
-    let mut last = [u32::MAX; 1 << HASH_BITS];
+    let mut last = [0u32; 1 << HASH_BITS];
+    // 0 hashes to slot 0, 1 does not.
+    last[hash(0)] = 1;
+    debug_assert_ne!(hash(1), hash(0));
+    let word_at = |at: usize| u32::from_le_bytes([window[at], window[at + 1], window[at + 2], window[at + 3]]);
+    let ends = window.len().saturating_sub(3);
+    for at in 0..from.min(ends) {
+        let word = word_at(at);
+        last[hash(word)] = word;
+    }
     let mut hits = 0;
-    for (at, quad) in window.windows(4).enumerate() {
-        let word = u32::from_le_bytes([quad[0], quad[1], quad[2], quad[3]]);
-        let slot = (word.wrapping_mul(2_654_435_761) >> (32 - HASH_BITS)) as usize;
-        let before = last[slot];
-        last[slot] = at as u32;
-        if at >= from && before != u32::MAX && window[before as usize..before as usize + 4] == *quad {
-            hits += 1;
-            if hits > limit {
-                return true;
-            }
+    for at in from.min(ends)..ends {
+        let word = word_at(at);
+        let slot = &mut last[hash(word)];
+        hits += usize::from(*slot == word);
+        *slot = word;
+        if hits > limit || hits > REPEAT_SLACK + (at - from) / REPEAT_RARITY {
+            return true;
         }
     }
     false
@@ -187,6 +237,37 @@ mod tests {
         let mut w = words(SEGMENT + SEGMENT / 2, 4);
         w.extend_from_slice(&random(3 * SEGMENT, 11));
         assert_eq!(first_noise(&w), Some(2));
+    }
+
+    #[test]
+    fn unshuffled_items_are_skewed_noise_is_not() {
+        // Random bytes at every length judged: never skewed (nor anything but noise).
+        for (seed, len) in [(20, MIN_LEN), (21, MIN_LEN + 1), (22, SEGMENT - 1), (23, SEGMENT), (24, 2 * SEGMENT)] {
+            assert!(!skewed(&random(len, seed)), "{len} bytes");
+        }
+        // Floats and 16-bit samples, not shuffled: one lane of each item holds few values,
+        // which a sample stepping by a multiple of the item size would never see.
+        let mut rng = Rng::new(25);
+        let floats: Vec<u8> = (0..SEGMENT / 4)
+            .flat_map(|i| ((i as f32 * 1e-3).sin() * 100.0 + rng.below(16) as f32 * 1e-4).to_le_bytes())
+            .collect();
+        let samples: Vec<u8> = (0..SEGMENT / 2)
+            .flat_map(|i| (((i as f64 * 1e-3).sin() * 12000.0) as i16 + rng.below(8) as i16).to_le_bytes())
+            .collect();
+        for v in [&floats, &samples] {
+            assert!(skewed(v));
+            assert!(!is_noise(v, 0));
+        }
+    }
+
+    #[test]
+    fn sampled_entropy_reads_near_the_whole() {
+        let noise = random(4 * SEGMENT, 26);
+        assert!((7.7..8.0).contains(&sampled_entropy(&noise)), "{}", sampled_entropy(&noise));
+        let three: Vec<u8> = (0..100_000u32).map(|i| ((i / 50) % 3) as u8).collect();
+        assert!((sampled_entropy(&three) - 3f64.log2()).abs() < 0.05);
+        assert!(sampled_entropy(&[5; 10]).abs() < 1e-12);
+        assert!((sampled_entropy(&[0, 1]) - 1.0).abs() < 1e-12, "all bytes of short input");
     }
 
     #[test]

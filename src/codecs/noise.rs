@@ -95,7 +95,10 @@ pub fn sampled_entropy(bytes: &[u8]) -> f64 {
         return entropy(bytes);
     }
     let step = (bytes.len() / SKEW_SAMPLES - 1) | 1;
-    let sample: Vec<u8> = (0..SKEW_SAMPLES).map(|k| bytes[k * step]).collect();
+    let mut sample = [0u8; SKEW_SAMPLES];
+    for (k, b) in sample.iter_mut().enumerate() {
+        *b = bytes[k * step];
+    }
     entropy(&sample)
 }
 

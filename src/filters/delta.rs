@@ -190,9 +190,10 @@ mod ssse3 {
     pub(super) unsafe fn prefix_xor(data: &mut [u8], u: usize) -> usize {
         let n = data.len() / 16;
         let p = data.as_mut_ptr();
-        // Each arm: the prefix XOR within a group (`x` to `y`), then the previous group's
-        // last unit folded in, and that unit broadcast (`last`: its `pshufb` indices) for
-        // the next group.
+        // Each arm: the prefix XOR within a group (`x` to `inside`), then the previous
+        // groups' last unit folded in (`carry`); the next carry is this one with the group's
+        // own last unit broadcast into it (`last`: its `pshufb` indices), so the chain from
+        // group to group is one XOR, not an XOR and a shuffle.
         macro_rules! groups {
             ($last:expr, |$x:ident| $inside:expr) => {{
                 let last = $last;
@@ -200,10 +201,10 @@ mod ssse3 {
                 for g in 0..n {
                     // SAFETY: group `g` lies within `data`.
                     let $x = unsafe { _mm_loadu_si128(p.add(16 * g).cast()) };
-                    let y = _mm_xor_si128($inside, carry);
+                    let inside = $inside;
                     // SAFETY: as above.
-                    unsafe { _mm_storeu_si128(p.add(16 * g).cast(), y) };
-                    carry = _mm_shuffle_epi8(y, last);
+                    unsafe { _mm_storeu_si128(p.add(16 * g).cast(), _mm_xor_si128(inside, carry)) };
+                    carry = _mm_xor_si128(carry, _mm_shuffle_epi8(inside, last));
                 }
             }};
         }

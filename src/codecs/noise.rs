@@ -68,38 +68,46 @@ fn has_runs(segment: &[u8]) -> bool {
     (0..64).filter(|k| segment[k * step] == segment[k * step + 1]).count() >= 4
 }
 
-/// Bytes sampled by [`skewed`].
+/// Bytes sampled by [`skewed`] and [`sampled_entropy`].
 const SKEW_SAMPLES: usize = 1024;
 
-/// Whether one byte value makes up more than 6 times its share (24 of [`SKEW_SAMPLES`]
-/// bytes spread over `segment`, 4 expected; `segment` holds at least [`MIN_LEN`] bytes): random bytes do that with a chance of about
-/// 1e-8 per segment, while unshuffled multi-byte items (the exponent byte of each float,
-/// the high byte of each 16-bit sample) do it at once. A cheap first look, so that such data,
-/// which has no runs and few exact repeats, is not probed position by position only to fail
-/// the entropy test at the end (that cost 17-26% of compressing unshuffled floats).
-fn skewed(segment: &[u8]) -> bool {
-    // Odd, so that the samples visit every byte lane of items of 2, 4, 8 or 16 bytes.
-    let step = (segment.len() / SKEW_SAMPLES - 1) | 1;
-    let mut counts = [0u16; 256];
-    for k in 0..SKEW_SAMPLES {
-        counts[segment[k * step] as usize] += 1;
-    }
-    counts.iter().any(|&c| usize::from(c) > 6 * SKEW_SAMPLES / 256)
-}
-
-/// Order-0 entropy, in bits per byte, of [`SKEW_SAMPLES`] bytes spread over `bytes` (all of
-/// them when there are fewer), stepping oddly as [`skewed`] does: an estimate, a little low
-/// for random bytes (about 7.8), for choosing an encoder rather than judging noise.
-pub fn sampled_entropy(bytes: &[u8]) -> f64 {
-    if bytes.len() <= SKEW_SAMPLES {
-        return entropy(bytes);
-    }
-    let step = (bytes.len() / SKEW_SAMPLES - 1) | 1;
+/// [`SKEW_SAMPLES`] bytes spread over `bytes`, `None` when there are not that many. The
+/// step is odd, so that the samples visit every byte lane of items of 2, 4, 8 or 16 bytes.
+fn sample(bytes: &[u8]) -> Option<[u8; SKEW_SAMPLES]> {
+    let step = (bytes.len() / SKEW_SAMPLES).checked_sub(1)? | 1;
     let mut sample = [0u8; SKEW_SAMPLES];
     for (k, b) in sample.iter_mut().enumerate() {
         *b = bytes[k * step];
     }
-    entropy(&sample)
+    Some(sample)
+}
+
+/// Whether one byte value makes up more than 6 times its share of [`sample`] (24 of
+/// [`SKEW_SAMPLES`] bytes, 4 expected): random bytes do that with a chance of about 1e-8 per
+/// segment, while unshuffled multi-byte items (the exponent byte of each float, the high
+/// byte of each 16-bit sample) do it at once. A cheap first look, so that such data, which
+/// has no runs and few exact repeats, is not probed position by position only to fail the
+/// entropy test at the end (that cost 17-26% of compressing unshuffled floats). Segments
+/// too short to sample are not skewed.
+fn skewed(segment: &[u8]) -> bool {
+    let Some(sample) = sample(segment) else {
+        return false;
+    };
+    let mut counts = [0u16; 256];
+    for b in sample {
+        counts[usize::from(b)] += 1;
+    }
+    counts.iter().any(|&c| usize::from(c) > 6 * SKEW_SAMPLES / 256)
+}
+
+/// Order-0 entropy, in bits per byte, of [`sample`] (of all of `bytes` when they are too few
+/// to sample): an estimate, a little low for random bytes (about 7.8), for choosing an
+/// encoder rather than judging noise.
+pub fn sampled_entropy(bytes: &[u8]) -> f64 {
+    match sample(bytes) {
+        Some(sample) => entropy(&sample),
+        None => entropy(bytes),
+    }
 }
 
 /// Order-0 entropy of `bytes` in bits per byte (0 for an empty slice).
@@ -248,6 +256,9 @@ mod tests {
         for (seed, len) in [(20, MIN_LEN), (21, MIN_LEN + 1), (22, SEGMENT - 1), (23, SEGMENT), (24, 2 * SEGMENT)] {
             assert!(!skewed(&random(len, seed)), "{len} bytes");
         }
+        // Too short to sample: not skewed (and no panic).
+        assert!(!skewed(&[7; SKEW_SAMPLES - 1]) && !skewed(&[]));
+        assert!(skewed(&[7; SKEW_SAMPLES]));
         // Floats and 16-bit samples, not shuffled: one lane of each item holds few values,
         // which a sample stepping by a multiple of the item size would never see.
         let mut rng = Rng::new(25);

@@ -62,8 +62,6 @@ fn cmake_package() {
     }
 }
 
-/// The zlib-ng version libz-sys built (zlib-compat builds do not export `zlibng_version()`,
-/// so read `ZLIBNG_VERSION` from the installed header).
 /// `cfg(lz4_near_first)` when the bundled lz4 has `LZ4_decompress_safe_nearFirst`, which
 /// `scripts/lz4/near-match-first.patch` adds when `scripts/cc-x86_64` builds it (README,
 /// "LZ4's near matches first, where they pay"); a build of lz4 without the patch (another
@@ -79,6 +77,8 @@ fn lz4_near_first() {
     }
 }
 
+/// The zlib-ng version libz-sys built (zlib-compat builds do not export `zlibng_version()`,
+/// so read `ZLIBNG_VERSION` from the installed header).
 fn zlib_ng_version() -> String {
     let dirs = std::env::var("DEP_Z_INCLUDE").unwrap_or_default();
     for dir in dirs.split(',').filter(|d| !d.is_empty()) {

@@ -696,6 +696,19 @@ static int open_api(api *a, const char *path, const char *label) {
   return open_side(path, label, names, slots, 7, 5);
 }
 
+/* The two libraries of a mode that loads both (bench MODE OURS.so REF.so ...), into libs in
+ * the order they go first: the reference first when argument `order_at` is "ref-first".
+ * 2 (after printing usage) when the libraries are not named, 1 when one does not load. */
+static int open_pair(int argc, char **argv, int order_at, const char *usage, api libs[2]) {
+  if (argc < 4) {
+    fprintf(stderr, "usage: bench %s\n", usage);
+    return 2;
+  }
+  int r = argc > order_at && strcmp(argv[order_at], "ref-first") == 0;
+  if (open_api(&libs[r], argv[2], "ours") != 0 || open_api(&libs[!r], argv[3], "ref") != 0) return 1;
+  return 0;
+}
+
 /* One configuration of the matrix with up to 8 libraries (bench one), for changes whose
  * effect is smaller than the matrix's noise: `rounds` rounds, in each of which every library
  * compresses for `slice` seconds, then decompresses for as long (the order reversed every
@@ -802,34 +815,22 @@ int main(int argc, char **argv) {
     return rc;
   }
   if (argc > 1 && strcmp(argv[1], "pair") == 0) {
-    if (argc < 4) {
-      fprintf(stderr, "usage: bench pair OURS.so REF.so [seconds] [rainfall.bin] [codec|all] [ref-first]\n");
-      return 2;
-    }
     api libs[2];
-    int r = argc > 7 && strcmp(argv[7], "ref-first") == 0;
-    if (open_api(&libs[r], argv[2], "ours") != 0 || open_api(&libs[!r], argv[3], "ref") != 0) return 1;
+    int rc = open_pair(argc, argv, 7, "pair OURS.so REF.so [seconds] [rainfall.bin] [codec|all] [ref-first]", libs);
+    if (rc != 0) return rc;
     const char *only = argc > 6 && strcmp(argv[6], "all") != 0 ? argv[6] : NULL;
     return bench_matrix(argc > 4 ? atof(argv[4]) : 0.15, argc > 5 ? argv[5] : NULL, only, libs, 2);
   }
   if (argc > 1 && strcmp(argv[1], "filters") == 0) {
-    if (argc < 4) {
-      fprintf(stderr, "usage: bench filters OURS.so REF.so [seconds] [rainfall.bin] [ref-first]\n");
-      return 2;
-    }
     api libs[2];
-    int r = argc > 6 && strcmp(argv[6], "ref-first") == 0;
-    if (open_api(&libs[r], argv[2], "ours") != 0 || open_api(&libs[!r], argv[3], "ref") != 0) return 1;
+    int rc = open_pair(argc, argv, 6, "filters OURS.so REF.so [seconds] [rainfall.bin] [ref-first]", libs);
+    if (rc != 0) return rc;
     return bench_pipelines(argc > 4 ? atof(argv[4]) : 0.15, argc > 5 ? argv[5] : NULL, libs, 2);
   }
   if (argc > 1 && strcmp(argv[1], "typesizes") == 0) {
-    if (argc < 4) {
-      fprintf(stderr, "usage: bench typesizes OURS.so REF.so [seconds] [ref-first]\n");
-      return 2;
-    }
     api libs[2];
-    int r = argc > 5 && strcmp(argv[5], "ref-first") == 0;
-    if (open_api(&libs[r], argv[2], "ours") != 0 || open_api(&libs[!r], argv[3], "ref") != 0) return 1;
+    int rc = open_pair(argc, argv, 5, "typesizes OURS.so REF.so [seconds] [ref-first]", libs);
+    if (rc != 0) return rc;
     return bench_typesizes(argc > 4 ? atof(argv[4]) : 0.15, libs, 2);
   }
   if (argc > 1 && strcmp(argv[1], "one") == 0) {

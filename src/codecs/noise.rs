@@ -60,6 +60,96 @@ pub fn first_noise(src: &[u8]) -> Option<usize> {
     })
 }
 
+/// Longest stream [`incompressible`] judges: its repeat probe keeps one 16-bit print per
+/// slot in a table of half as many slots as the stream has bytes, up to 2^19 (1 MiB, Zen 4's
+/// L2), so that it sees most repeats from anywhere in the stream, as far back as zstd's
+/// window reaches.
+pub const WHOLE_MAX: usize = 1 << 20;
+
+/// Order-0 entropy each segment of an [`incompressible`] stream has at least: Huffman
+/// coding could save at most 0.5% of it (16 KiB of random bytes: 7.985-7.99 bits).
+const WHOLE_MIN_ENTROPY: f64 = 7.96;
+
+/// Table bits of [`repeats_anywhere`]: half the stream's length, rounded up to a power of
+/// two, within these bounds.
+const WHOLE_HASH_BITS: std::ops::RangeInclusive<u32> = 12..=19;
+
+/// An [`incompressible`] stream has at most one position in this many starting a 4-byte
+/// string found earlier in it. Random bytes have about one in 2^13 at 1 MiB (true repeats
+/// and chance equal prints), the low bytes of xorshift64 (the benchmarks' random data) one in
+/// 1,000; a match saves at most about a byte per position it covers past its first three,
+/// each of which is a hit, so the limit leaves matches 0.2% of the stream.
+const WHOLE_RARITY: usize = 512;
+
+/// Hits beyond the rate of [`WHOLE_RARITY`] that [`repeats_anywhere`] may run ahead by,
+/// so that chance hits early in a random stream do not turn it away (a stream turned away
+/// goes to its encoder, as before).
+const WHOLE_SLACK: usize = 4;
+
+/// Whether `src`, as a whole, is a stream no LZ encoder of Blosc's can shrink, so that the
+/// encoder's search (LZ4HC from level 3 and zstd at clevel 9 read random bytes at
+/// 0.01-0.06 GB/s) can be skipped and the stream stored, as Blosc stores it after the
+/// search. Between 8 KiB and [`WHOLE_MAX`] bytes long; no runs and no skewed byte values in
+/// any 16 KiB segment; 4-byte strings repeated anywhere in it, at any distance, at no more
+/// than one position in [`WHOLE_RARITY`]; each segment's byte histogram at least
+/// [`WHOLE_MIN_ENTROPY`] bits. The probe runs at about 0.4-0.6 GB/s on such a stream and
+/// turns compressible data away within its first samples (a microsecond or two).
+///
+/// Why the encoders cannot shrink such a stream: Huffman coding of its literals could save
+/// at most 0.5% of it and its matches about 0.2% more; zstd keeps a compressed block only
+/// when it saves `(size >> 7) + 2` bytes or more (0.78%, `ZSTD_minGain` at its btultra
+/// strategies; 1.6% below them) and otherwise writes the block raw, with headers, longer than
+/// the input; LZ4 has no entropy coding and spends a byte per 255 literals (0.39%), more
+/// than those matches save. Blosc stores a stream whose encoding is not shorter than it, so
+/// skipping the encoder writes the same chunk. `tests::incompressible_streams_are_what_the_
+/// encoders_cannot_shrink` holds the probe to the encoders on streams about each limit.
+pub fn incompressible(src: &[u8]) -> bool {
+    if !(MIN_LEN..=WHOLE_MAX).contains(&src.len()) {
+        return false;
+    }
+    // Segments of SEGMENT bytes; a last piece too short to judge is judged as the last
+    // SEGMENT bytes instead (overlapping the one before).
+    let segments = || {
+        let whole = src.len() / SEGMENT;
+        let tail = src.len() % SEGMENT;
+        let last = match tail {
+            0 => None,
+            t if t >= MIN_LEN || whole == 0 => Some(&src[whole * SEGMENT..]),
+            _ => Some(&src[src.len() - SEGMENT..]),
+        };
+        src.chunks_exact(SEGMENT).chain(last)
+    };
+    segments().all(|s| !has_runs(s) && !skewed(s))
+        && !repeats_anywhere(src)
+        && segments().all(|s| entropy(s) >= WHOLE_MIN_ENTROPY)
+}
+
+/// Whether more than one position in [`WHOLE_RARITY`] of `src` starts a 4-byte string that
+/// also starts at the last earlier position with the same hash (as [`repeats`], with a table
+/// sized to the stream so that distant repeats are seen too). Stops at the first hit over
+/// that limit, or once the hits run ahead of its rate by more than [`WHOLE_SLACK`].
+fn repeats_anywhere(src: &[u8]) -> bool {
+    let bits = (src.len().next_power_of_two().trailing_zeros().saturating_sub(1))
+        .clamp(*WHOLE_HASH_BITS.start(), *WHOLE_HASH_BITS.end());
+    // Each slot keeps 16 bits of the string's hash that do not pick the slot: strings of one
+    // slot are then told apart but at one probe in 2^16, and the table stays half the size.
+    let mut last = vec![0u16; 1 << bits];
+    let limit = src.len() / WHOLE_RARITY;
+    let mut hits = 0;
+    for (at, quad) in src.windows(4).enumerate() {
+        let word = u32::from_le_bytes([quad[0], quad[1], quad[2], quad[3]]);
+        let mixed = u64::from(word).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        let slot = &mut last[(mixed >> (64 - bits)) as usize];
+        let print = (mixed >> 16) as u16;
+        hits += usize::from(*slot == print);
+        *slot = print;
+        if hits > limit || hits > WHOLE_SLACK + at / WHOLE_RARITY {
+            return true;
+        }
+    }
+    false
+}
+
 /// Whether 4 or more of 64 positions spread over `segment` equal the byte after them: random
 /// bytes do that at 1 position in 256 (4 of 64 with a chance of about 1.5e-4), data with
 /// runs far more often.
@@ -282,6 +372,97 @@ mod tests {
         assert!((sampled_entropy(&three) - 3f64.log2()).abs() < 0.05);
         assert!(sampled_entropy(&[5; 10]).abs() < 1e-12);
         assert!((sampled_entropy(&[0, 1]) - 1.0).abs() < 1e-12, "all bytes of short input");
+    }
+
+    /// The low bytes of xorshift64 from the benchmarks' seed (bench/bench.c's random data).
+    fn xorshift(len: usize) -> Vec<u8> {
+        let mut x: u64 = 88_172_645_463_325_252;
+        (0..len)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                x as u8
+            })
+            .collect()
+    }
+
+    #[test]
+    fn random_streams_are_incompressible() {
+        for (seed, len) in [(30, MIN_LEN), (31, SEGMENT + 100), (32, SEGMENT + MIN_LEN), (33, 256 << 10), (34, WHOLE_MAX)] {
+            assert!(incompressible(&random(len, seed)), "{len} bytes");
+        }
+        for len in [SEGMENT, 256 << 10, WHOLE_MAX] {
+            assert!(incompressible(&xorshift(len)), "xorshift, {len} bytes");
+        }
+        assert!(!incompressible(&random(MIN_LEN - 1, 35)), "too short to judge");
+        assert!(!incompressible(&random(WHOLE_MAX + 1, 36)), "too long to judge");
+    }
+
+    /// What the encoders whose search [`incompressible`] spares write for `src`: whether
+    /// LZ4HC and zstd at every clevel that asks the probe fit it in fewer bytes.
+    fn an_encoder_shrinks(src: &[u8]) -> bool {
+        let mut dest = vec![0u8; src.len()];
+        let mut lz4hc = crate::codecs::lz4::Lz4HcState::new();
+        let mut zstd = crate::codecs::zstd::ZstdState::new();
+        let lz4 = (3..=9).any(|clevel| {
+            let n = lz4hc.compress(src, &mut dest[..src.len() - 1], clevel).unwrap();
+            n > 0
+        });
+        lz4 || (7..=9).any(|clevel| zstd.compress(src, &mut dest[..src.len() - 1], clevel) > 0)
+    }
+
+    #[test]
+    fn incompressible_streams_are_what_the_encoders_cannot_shrink() {
+        let len = 256 << 10;
+        let mut cases: Vec<(String, Vec<u8>)> = Vec::new();
+        cases.push(("random".into(), random(len, 40)));
+        // The low bytes of xorshift64 (the benchmark's random data): eight times the 4-byte
+        // repeats of random bytes, still nothing an encoder can use.
+        cases.push(("xorshift".into(), xorshift(len)));
+        // Random bytes with 8-byte strings copied from anywhere before, at rates about the limit.
+        for every in [8192, 4096, 2048, 1024, 512, 256, 64] {
+            let mut v = random(len, every as u64);
+            let mut rng = Rng::new(41);
+            for _ in 0..len / every {
+                let to = 8 + rng.below(len - 16);
+                let from = rng.below(to - 8);
+                v.copy_within(from..from + 8, to);
+            }
+            cases.push((format!("8-byte copies, 1 in {every}"), v));
+        }
+        // Byte values skewed a little: histograms of about 7.9 to 8 bits.
+        for skew in [2, 4, 8, 16, 32] {
+            let v = random(len, 50 + skew).iter().map(|&b| if b < skew as u8 { b.wrapping_add(128) } else { b }).collect();
+            cases.push((format!("skewed by {skew}"), v));
+        }
+        // 4-byte tokens drawn from dictionaries of 2^12 to 2^20 random words.
+        for bits in [12, 14, 16, 18, 20] {
+            let dict = random(4 << bits, 60 + bits);
+            let mut rng = Rng::new(61);
+            let v = (0..len / 4).flat_map(|_| { let k = rng.below(1 << bits) * 4; dict[k..k + 4].to_vec() }).collect();
+            cases.push((format!("tokens of 2^{bits}"), v));
+        }
+        // Both at once: a histogram of 7.97 bits with far repeats of 4-byte tokens.
+        for bits in [16, 18, 20] {
+            let dict: Vec<u8> = random(4 << bits, 80 + bits).iter().map(|&b| if b < 4 { b + 128 } else { b }).collect();
+            let mut rng = Rng::new(81);
+            let v = (0..len / 4).flat_map(|_| { let k = rng.below(1 << bits) * 4; dict[k..k + 4].to_vec() }).collect();
+            cases.push((format!("skewed tokens of 2^{bits}"), v));
+        }
+        // A repeat of the whole first half, from far back.
+        let mut halves = random(len / 2, 70);
+        halves.extend_from_within(..);
+        cases.push(("halves".into(), halves));
+        let mut judged = [0, 0];
+        for (name, v) in &cases {
+            let noise = incompressible(v);
+            judged[usize::from(noise)] += 1;
+            if noise {
+                assert!(!an_encoder_shrinks(v), "{name}: judged incompressible, but an encoder shrinks it");
+            }
+        }
+        assert!(judged[0] >= 5 && judged[1] >= 5, "both answers exercised: {judged:?}");
     }
 
     #[test]

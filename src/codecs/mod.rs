@@ -328,7 +328,8 @@ mod tests {
         let mut run = |codec, clevel, src: &[u8]| {
             compress_stream(codec, clevel, crate::Generation::V3, src, &mut dest, &mut scratch, &Dict::None).unwrap()
         };
-        for (codec, clevel) in [(Codec::Lz4Hc, LZ4HC_NOISE_PROBE), (Codec::Lz4Hc, 9), (Codec::Zstd, ZSTD_NOISE_PROBE)] {
+        let probed = [(Codec::Lz4Hc, LZ4HC_NOISE_PROBE), (Codec::Lz4Hc, 9), (Codec::Zlib, 1), (Codec::Zlib, 5), (Codec::Zlib, 9), (Codec::Zstd, ZSTD_NOISE_PROBE)];
+        for (codec, clevel) in probed {
             assert_eq!(run(codec, clevel, &noise), 0, "{codec:?} {clevel}");
             let n = run(codec, clevel, &text);
             assert!(n > 0 && n < text.len() / 2, "{codec:?} {clevel}: {n}");

@@ -190,18 +190,6 @@ pub enum Dict<'a> {
     Lz4(&'a [u8]),
 }
 
-/// Clevel from which an LZ4HC stream is first asked whether it is noise
-/// ([`noise::incompressible`]), and stored without a search when it is: from its level 3,
-/// LZ4HC's chain search reads random bytes at 0.06 GB/s, the probe at 0.4-0.6 GB/s (and
-/// turns compressible streams away in a microsecond or two). Levels 1 and 2 give up on noise
-/// by themselves, at 3-4 GB/s.
-const LZ4HC_NOISE_PROBE: u8 = 3;
-
-/// The same for zstd: at clevel 9 (zstd level 22) it reads random bytes at 0.01 GB/s; at
-/// 7 and 8 (levels 13 and 20) at 0.4-0.5 GB/s, about the probe's own pace, and below at
-/// 2-5 GB/s.
-const ZSTD_NOISE_PROBE: u8 = 9;
-
 /// Compress one stream with a built-in codec. `Ok(0)` means "did not fit in `dest`".
 pub fn compress_stream(
     codec: Codec,
@@ -220,13 +208,11 @@ pub fn compress_stream(
         },
         Codec::Lz4Hc => match dict {
             Dict::Lz4(d) => lz4::compress_with_dict(src, dest, d, true, clevel),
-            _ if clevel >= LZ4HC_NOISE_PROBE && noise::incompressible(src) => Ok(0),
             _ => scratch.lz4hc.compress(src, dest, clevel),
         },
         Codec::Zlib => Ok(scratch.zlib.compress(src, dest, clevel)),
         Codec::Zstd => match dict {
             Dict::Zstd(cd) => Ok(scratch.zstd.compress_with_dict(src, dest, cd)),
-            _ if clevel >= ZSTD_NOISE_PROBE && noise::incompressible(src) => Ok(0),
             _ => Ok(scratch.zstd.compress(src, dest, clevel)),
         },
         Codec::User(_) => Err(Error::CodecSupport),
@@ -328,14 +314,14 @@ mod tests {
         let mut run = |codec, clevel, src: &[u8]| {
             compress_stream(codec, clevel, crate::Generation::V3, src, &mut dest, &mut scratch, &Dict::None).unwrap()
         };
-        let probed = [(Codec::Lz4Hc, LZ4HC_NOISE_PROBE), (Codec::Lz4Hc, 9), (Codec::Zlib, 1), (Codec::Zlib, 5), (Codec::Zlib, 9), (Codec::Zstd, ZSTD_NOISE_PROBE)];
+        let probed = [(Codec::Lz4Hc, lz4::NOISE_PROBE), (Codec::Lz4Hc, 9), (Codec::Zlib, 1), (Codec::Zlib, 5), (Codec::Zlib, 9), (Codec::Zstd, zstd::NOISE_PROBE)];
         for (codec, clevel) in probed {
             assert_eq!(run(codec, clevel, &noise), 0, "{codec:?} {clevel}");
             let n = run(codec, clevel, &text);
             assert!(n > 0 && n < text.len() / 2, "{codec:?} {clevel}: {n}");
         }
         // Below those clevels the encoders run, and write noise expanded.
-        assert!(run(Codec::Lz4Hc, LZ4HC_NOISE_PROBE - 1, &noise) > noise.len());
-        assert!(run(Codec::Zstd, ZSTD_NOISE_PROBE - 1, &noise) > noise.len());
+        assert!(run(Codec::Lz4Hc, lz4::NOISE_PROBE - 1, &noise) > noise.len());
+        assert!(run(Codec::Zstd, zstd::NOISE_PROBE - 1, &noise) > noise.len());
     }
 }

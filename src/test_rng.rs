@@ -25,6 +25,21 @@ impl Rng {
     }
 }
 
+/// The low bytes of plain xorshift64 (13, 7, 17) from `seed`: the random data of the C
+/// benchmarks (bench/bench.c, bench/bench1.c), which has several times the short repeats
+/// of better random bytes.
+pub fn xorshift_low_bytes(len: usize, seed: u64) -> Vec<u8> {
+    let mut x = seed;
+    (0..len)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x as u8
+        })
+        .collect()
+}
+
 /// Text-like test data: `len` bytes of words drawn from a vocabulary of five, so that there are
 /// matches at every distance and few runs (deflate encoders differ most on such data).
 pub fn words(len: usize, seed: u64) -> Vec<u8> {

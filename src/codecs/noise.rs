@@ -379,17 +379,9 @@ mod tests {
         assert!((sampled_entropy(&[0, 1]) - 1.0).abs() < 1e-12, "all bytes of short input");
     }
 
-    /// The low bytes of xorshift64 from the benchmarks' seed (bench/bench.c's random data).
+    /// The random data of bench/bench.c (the low bytes of xorshift64 from its seed).
     fn xorshift(len: usize) -> Vec<u8> {
-        let mut x: u64 = 88_172_645_463_325_252;
-        (0..len)
-            .map(|_| {
-                x ^= x << 13;
-                x ^= x >> 7;
-                x ^= x << 17;
-                x as u8
-            })
-            .collect()
+        crate::test_rng::xorshift_low_bytes(len, 88_172_645_463_325_252)
     }
 
     #[test]

@@ -105,9 +105,22 @@ pub fn compress_hc(src: &[u8], dest: &mut [u8], clevel: u8) -> Result<usize> {
 /// ([`noise::incompressible`](super::noise::incompressible)), and stores it without a search
 /// when it is (`Ok(0)`, as when LZ4HC's output does not fit): from its level 3, LZ4HC's chain
 /// search reads random bytes at 0.06 GB/s, the probe at 0.4-0.6 GB/s (and it turns
-/// compressible streams away in a microsecond or two). Levels 1 and 2 give up on noise by
-/// themselves, at 3-4 GB/s.
+/// compressible streams away in a microsecond or two). Levels 1 and 2 of lz4 1.10 (the
+/// bundled one) give up on noise by themselves, at 3-4 GB/s; an older lz4 (the system's, as
+/// the c-blosc 1.x face links Debian 12's 1.9.4) searches there too, at 0.2 GB/s, and is
+/// asked from level 1 ([`noise_probe_from`]).
 pub const NOISE_PROBE: u8 = 3;
+
+/// The clevel from which the linked lz4's LZ4HC is asked about noise: [`NOISE_PROBE`] for
+/// lz4 1.10 or later, whose levels 1 and 2 are its fast "mid" strategy, 1 before.
+pub fn noise_probe_from() -> u8 {
+    // SAFETY: a pure library query.
+    if unsafe { lz4_api::LZ4_versionNumber() } >= 11000 {
+        NOISE_PROBE
+    } else {
+        1
+    }
+}
 
 /// An LZ4HC stream state kept between compressions. `LZ4_compress_HC` allocates and clears
 /// 256 KiB of tables for every stream; a kept state is reset with `LZ4_resetStreamHC_fast`,
@@ -126,14 +139,14 @@ impl Lz4HcState {
     }
 
     /// LZ4HC at level `clevel`, the bytes `LZ4_compress_HC` writes; `Ok(0)` when the output
-    /// does not fit in `dest`, or, from clevel [`NOISE_PROBE`], when the stream is noise that
+    /// does not fit in `dest`, or, from clevel [`noise_probe_from`], when the stream is noise that
     /// LZ4HC could not fit in fewer bytes than it has. Inputs over 2 GiB are
     /// [`Error::TwoGbLimit`].
     pub fn compress(&mut self, src: &[u8], dest: &mut [u8], clevel: u8) -> Result<usize> {
         if src.len() > i32::MAX as usize {
             return Err(Error::TwoGbLimit);
         }
-        if clevel >= NOISE_PROBE && super::noise::incompressible(src) {
+        if clevel >= noise_probe_from() && super::noise::incompressible(src) {
             return Ok(0);
         }
         // SAFETY: LZ4 sizes its own state; the buffer is 8-byte aligned, initialised by

@@ -90,24 +90,25 @@ const WHOLE_RARITY: usize = 512;
 const WHOLE_SLACK: usize = 4;
 
 /// Whether `src`, as a whole, is a stream no LZ encoder of Blosc's can shrink, so that the
-/// encoder's search (LZ4HC from level 3, zlib and zstd at clevel 9 read random bytes at
-/// 0.01-0.26 GB/s) can be skipped and the stream stored, as Blosc stores it after the
-/// search. Between 8 KiB and [`WHOLE_MAX`] bytes long; no runs and no skewed byte values in
-/// any 16 KiB segment; 4-byte strings repeated anywhere in it, at any distance, at no more
-/// than one position in [`WHOLE_RARITY`]; each segment's byte histogram at least
-/// [`WHOLE_MIN_ENTROPY`] bits. The probe runs at about 0.4-0.6 GB/s on such a stream and
+/// encoder's search (LZ4HC from level 3, zlib, zstd at clevel 9: 0.01-0.26 GB/s on random
+/// bytes) can be skipped and the stream stored, as Blosc stores it after the search. Between
+/// 8 KiB and [`WHOLE_MAX`] bytes long; no runs and no skewed byte values in any 16 KiB
+/// segment; 4-byte strings repeated anywhere in it, at any distance, at no more than one
+/// position in [`WHOLE_RARITY`]; each segment's byte histogram at least
+/// [`WHOLE_MIN_ENTROPY`] bits. The probe runs at about 0.5-0.6 GB/s on such a stream and
 /// turns compressible data away within its first samples (a microsecond or two).
 ///
 /// Why the encoders cannot shrink such a stream: Huffman coding of its literals could save
-/// at most about 0.2% of it and its matches about 0.2% more; zstd keeps a compressed block only
-/// when it saves `(size >> 7) + 2` bytes or more (0.78%, `ZSTD_minGain` at its btultra
-/// strategies; 1.6% below them) and otherwise writes the block raw, with headers, longer than
-/// the input; LZ4 has no entropy coding and spends a byte per 255 literals (0.39%), more
-/// than those matches save; deflate's Huffman tables cost it about as much as that 0.2%
+/// at most about 0.2% of it and its matches about 0.2% more; zstd keeps a compressed block
+/// only when it saves `(size >> 7) + 2` bytes or more (0.78%, `ZSTD_minGain` at its btultra
+/// strategies; 1.6% below them) and otherwise writes the block raw, with headers, longer
+/// than the input; LZ4 has no entropy coding and spends a byte per 255 literals (0.39%),
+/// more than those matches save; deflate's Huffman tables cost about as much as that 0.2%
 /// could save in its blocks of 16-64 KiB of symbols, and its stored blocks are longer than
-/// their input (zlib-ng writes no stream of such data shorter than it). Blosc stores a stream whose encoding is not shorter than it, so
-/// skipping the encoder writes the same chunk. `tests::incompressible_streams_are_what_the_
-/// encoders_cannot_shrink` holds the probe to the encoders on streams about each limit.
+/// their input (zlib-ng wrote no stream of such data shorter than it). Blosc stores a stream
+/// whose encoding is not shorter than it, so skipping the encoder writes the same chunk.
+/// `tests::incompressible_streams_are_what_the_encoders_cannot_shrink` holds the probe to
+/// the encoders on streams about each limit.
 pub fn incompressible(src: &[u8]) -> bool {
     if !(MIN_LEN..=WHOLE_MAX).contains(&src.len()) {
         return false;
@@ -126,7 +127,10 @@ pub fn incompressible(src: &[u8]) -> bool {
     };
     segments().all(|s| !has_runs(s) && !skewed(s))
         && !repeats_anywhere(src)
-        && segments().all(|s| entropy(s) + 255.0 / (2.0 * s.len() as f64 * std::f64::consts::LN_2) >= WHOLE_MIN_ENTROPY)
+        && segments().all(|s| {
+            // The estimate from s.len() bytes, corrected by what it reads under the truth.
+            entropy(s) + 255.0 / (2.0 * s.len() as f64 * std::f64::consts::LN_2) >= WHOLE_MIN_ENTROPY
+        })
 }
 
 /// Whether more than one position in [`WHOLE_RARITY`] of `src` starts a 4-byte string that

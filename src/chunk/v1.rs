@@ -1037,23 +1037,14 @@ mod tests {
     #[test]
     fn raw_streams_among_compressed_ones_are_stored() {
         let mut ctx = Context1::new();
-        let mut x = 0x2545_F491_4F6C_DD1Du64;
-        let mut noise = |n: usize| -> Vec<u8> {
-            (0..n)
-                .map(|_| {
-                    x ^= x << 13;
-                    x ^= x >> 7;
-                    x ^= x << 17;
-                    x as u8
-                })
-                .collect()
-        };
+        let noise = crate::test_rng::xorshift_low_bytes(5 << 16, 0x2545_F491_4F6C_DD1D);
+        let mut noise = noise.chunks(64 << 10);
         // Compressible and random stretches, split so that some streams of a block compress
         // and others are stored raw.
         let mut src = Vec::new();
         for i in 0..16 {
             if i % 3 == 1 {
-                src.extend(noise(64 << 10));
+                src.extend_from_slice(noise.next().expect("five stretches of noise"));
             } else {
                 src.extend(data(64 << 10));
             }

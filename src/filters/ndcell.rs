@@ -151,13 +151,24 @@ fn ndcell_cells(blockshape: &[i32], meta: u8, typesize: usize, len: usize) -> Re
 /// Gather the cells of `src` into `dst`, cell after cell.
 pub fn ndcell_forward(blockshape: &[i32], meta: u8, typesize: usize, src: &[u8], dst: &mut [u8]) -> Result<(), Invalid> {
     let cells = ndcell_cells(blockshape, meta, typesize, src.len())?;
-    gather(&cells, typesize, src, dst)
+    match Grid::of(&cells) {
+        Some(grid) => grid.gather(typesize, src, dst),
+        None => gather(&cells, typesize, src, dst),
+    }
 }
 
 /// Put cells written by [`ndcell_forward`] back in place.
 pub fn ndcell_backward(blockshape: &[i32], meta: u8, typesize: usize, src: &[u8], dst: &mut [u8]) -> Result<(), Invalid> {
     let cells = ndcell_cells(blockshape, meta, typesize, src.len())?;
-    scatter(&cells, typesize, src, dst)
+    scatter_cells(&cells, typesize, src, dst)
+}
+
+/// [`scatter`] through the [`Grid`] when the cells form one.
+fn scatter_cells(cells: &Cells, ts: usize, src: &[u8], dst: &mut [u8]) -> Result<(), Invalid> {
+    match Grid::of(cells) {
+        Some(grid) => grid.scatter(ts, src, dst),
+        None => scatter(cells, ts, src, dst),
+    }
 }
 
 fn gather(cells: &Cells, ts: usize, src: &[u8], dst: &mut [u8]) -> Result<(), Invalid> {
@@ -227,6 +238,17 @@ pub fn ndmean_forward(blockshape: &[i32], meta: u8, typesize: usize, src: &[u8],
     if dst.len() != src.len() {
         return Err(Invalid);
     }
+    if let Some(grid) = Grid::of(&cells) {
+        return match typesize {
+            4 => grid.means::<f32, 4>(src, dst),
+            _ => grid.means::<f64, 8>(src, dst),
+        };
+    }
+    ndmean_by_runs(&cells, typesize, src, dst)
+}
+
+/// [`ndmean_forward`] cell by cell, for cells that do not form a [`Grid`].
+fn ndmean_by_runs(cells: &Cells, typesize: usize, src: &[u8], dst: &mut [u8]) -> Result<(), Invalid> {
     let mut op = 0usize;
     cells.for_each(|runs| {
         let count: usize = runs.iter().map(|r| r.1).sum();
@@ -263,7 +285,193 @@ pub fn ndmean_forward(blockshape: &[i32], meta: u8, typesize: usize, src: &[u8],
 /// Put the cells written by [`ndmean_forward`] back in place (the means stay).
 pub fn ndmean_backward(blockshape: &[i32], meta: u8, typesize: usize, src: &[u8], dst: &mut [u8]) -> Result<(), Invalid> {
     let cells = ndmean_cells(blockshape, meta, typesize, src.len())?;
-    scatter(&cells, typesize, src, dst)
+    scatter_cells(&cells, typesize, src, dst)
+}
+
+/// The cells of a block when each one starts at its index times its side in every dimension
+/// (always for NDCELL; for NDMEAN unless a dimension with several cells has a side other than
+/// the first dimension's, see [`Cells::origin_side`]).  The filters then walk the block row by
+/// row, in memory order, instead of cell by cell: a row of the last dimension crosses one cell
+/// after the other, and a cell's rows still come in the order [`Cells::for_each`] gives them
+/// (its rows are the block's rows it meets, in the block's order).  That reads and writes
+/// whole rows and keeps the running sums of NDMEAN independent from one cell to the next.
+struct Grid {
+    ndim: usize,
+    cell: [usize; MAX_DIM],
+    block: [usize; MAX_DIM],
+    ncells: [usize; MAX_DIM],
+    /// First item of each cell in the filtered order (cells one after the other), and the
+    /// block's item count after the last.
+    base: Vec<usize>,
+}
+
+/// The float types NDMEAN averages, summed and divided in their own precision.
+trait Mean: Copy + Default + std::ops::AddAssign + std::ops::Div<Output = Self> {
+    fn read(bytes: &[u8]) -> Self;
+    fn write(self, out: &mut [u8]);
+    fn count(n: usize) -> Self;
+}
+
+impl Mean for f32 {
+    fn read(b: &[u8]) -> f32 {
+        f32::from_le_bytes([b[0], b[1], b[2], b[3]])
+    }
+    fn write(self, out: &mut [u8]) {
+        out.copy_from_slice(&self.to_le_bytes());
+    }
+    fn count(n: usize) -> f32 {
+        n as f32
+    }
+}
+
+impl Mean for f64 {
+    fn read(b: &[u8]) -> f64 {
+        f64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]])
+    }
+    fn write(self, out: &mut [u8]) {
+        out.copy_from_slice(&self.to_le_bytes());
+    }
+    fn count(n: usize) -> f64 {
+        n as f64
+    }
+}
+
+impl Grid {
+    fn of(cells: &Cells) -> Option<Grid> {
+        let n = cells.ndim;
+        let mut g = Grid { ndim: n, cell: [1; MAX_DIM], block: [1; MAX_DIM], ncells: [1; MAX_DIM], base: Vec::new() };
+        for d in 0..n {
+            if cells.ncells[d] > 1 && cells.cell[d] != cells.origin_side {
+                return None;
+            }
+            g.cell[d] = usize::try_from(cells.cell[d]).ok()?;
+            g.block[d] = usize::try_from(cells.block[d]).ok()?;
+            g.ncells[d] = usize::try_from(cells.ncells[d]).ok()?;
+        }
+        let total: usize = g.ncells[..n].iter().product();
+        g.base.reserve(total + 1);
+        let mut idx = [0usize; MAX_DIM];
+        let mut at = 0usize;
+        for _ in 0..total {
+            g.base.push(at);
+            at += (0..n).map(|d| g.extent(d, idx[d])).product::<usize>();
+            for d in (0..n).rev() {
+                idx[d] += 1;
+                if idx[d] < g.ncells[d] {
+                    break;
+                }
+                idx[d] = 0;
+            }
+        }
+        g.base.push(at);
+        (at as i64 == cells.nitems).then_some(g)
+    }
+
+    /// Items along dimension `d` of the cells with index `i` there (the last cut short by
+    /// the block's edge).
+    #[inline(always)]
+    fn extent(&self, d: usize, i: usize) -> usize {
+        (self.block[d] - i * self.cell[d]).min(self.cell[d])
+    }
+
+    /// Calls `f(item, cell, slot, len)` for every piece of a row that lies in one cell, in
+    /// memory order: `len` items starting at block item `item` belong to cell `cell` (its
+    /// index in cell order), where they are `slot` items after the cell's first.
+    #[inline(always)]
+    fn for_each_piece(&self, mut f: impl FnMut(usize, usize, usize, usize) -> Result<(), Invalid>) -> Result<(), Invalid> {
+        let n = self.ndim;
+        let last = n - 1;
+        let row_len = self.block[last];
+        let side = self.cell[last];
+        let across = self.ncells[last];
+        let rows: usize = self.block[..last].iter().product();
+        let mut at = [0usize; MAX_DIM];
+        for row in 0..rows {
+            // The cell the row's leading coordinates fall in, and the row's place in it.
+            let mut lead = 0usize;
+            let mut inner = 0usize;
+            for d in 0..last {
+                let i = at[d] / self.cell[d];
+                lead = lead * self.ncells[d] + i;
+                inner = inner * self.extent(d, i) + at[d] % self.cell[d];
+            }
+            let first = row * row_len;
+            for j in 0..across {
+                let len = self.extent(last, j);
+                f(first + j * side, lead * across + j, inner * len, len)?;
+            }
+            for d in (0..last).rev() {
+                at[d] += 1;
+                if at[d] < self.block[d] {
+                    break;
+                }
+                at[d] = 0;
+            }
+        }
+        Ok(())
+    }
+
+    fn gather(&self, ts: usize, src: &[u8], dst: &mut [u8]) -> Result<(), Invalid> {
+        if dst.len() != src.len() {
+            return Err(Invalid);
+        }
+        self.for_each_piece(|item, cell, slot, len| {
+            let to = (self.base[cell] + slot) * ts;
+            let from = item * ts;
+            copy_run(dst.get_mut(to..to + len * ts).ok_or(Invalid)?, src.get(from..from + len * ts).ok_or(Invalid)?);
+            Ok(())
+        })
+    }
+
+    fn scatter(&self, ts: usize, src: &[u8], dst: &mut [u8]) -> Result<(), Invalid> {
+        if dst.len() != src.len() {
+            return Err(Invalid);
+        }
+        self.for_each_piece(|item, cell, slot, len| {
+            let from = (self.base[cell] + slot) * ts;
+            let to = item * ts;
+            copy_run(dst.get_mut(to..to + len * ts).ok_or(Invalid)?, src.get(from..from + len * ts).ok_or(Invalid)?);
+            Ok(())
+        })
+    }
+
+    /// NDMEAN's forward direction: each cell's items summed in the order [`Cells::for_each`]
+    /// visits them (so the sums are the reference's to the bit), then written as its mean.
+    fn means<T: Mean, const TS: usize>(&self, src: &[u8], dst: &mut [u8]) -> Result<(), Invalid> {
+        let total = self.base.len() - 1;
+        let mut sums = vec![T::default(); total];
+        self.for_each_piece(|item, cell, _, len| {
+            let row = src.get(item * TS..(item + len) * TS).ok_or(Invalid)?;
+            let sum = sums.get_mut(cell).ok_or(Invalid)?;
+            for x in row.chunks_exact(TS) {
+                *sum += T::read(x);
+            }
+            Ok(())
+        })?;
+        for (cell, sum) in sums.into_iter().enumerate() {
+            let (start, end) = (self.base[cell], self.base[cell + 1]);
+            let mean = sum / T::count(end - start);
+            let out = dst.get_mut(start * TS..end * TS).ok_or(Invalid)?;
+            out.chunks_exact_mut(TS).for_each(|o| mean.write(o));
+        }
+        Ok(())
+    }
+}
+
+/// `dst.copy_from_slice(src)`, with the row pieces of the usual cells (4 or 8 items of 4 or
+/// 8 bytes) copied inline instead of through `memcpy`.
+#[inline(always)]
+fn copy_run(dst: &mut [u8], src: &[u8]) {
+    match (<&mut [u8; 16]>::try_from(&mut *dst), <&[u8; 16]>::try_from(src)) {
+        (Ok(d), Ok(s)) => *d = *s,
+        _ => match (<&mut [u8; 32]>::try_from(&mut *dst), <&[u8; 32]>::try_from(src)) {
+            (Ok(d), Ok(s)) => *d = *s,
+            _ => match (<&mut [u8; 64]>::try_from(&mut *dst), <&[u8; 64]>::try_from(src)) {
+                (Ok(d), Ok(s)) => *d = *s,
+                _ => dst.copy_from_slice(src),
+            },
+        },
+    }
 }
 
 #[cfg(test)]
@@ -315,6 +523,76 @@ mod tests {
         assert_eq!(ndcell_forward(&[4, 4], 2, 1, &src, &mut dst), Err(Invalid));
         assert_eq!(ndmean_forward(&[4, 8], 2, 1, &src, &mut dst), Err(Invalid));
         assert_eq!(ndmean_forward(&[2, 4], 128, 4, &src, &mut dst), Err(Invalid));
+    }
+
+    /// The row-by-row walk of [`Grid`] against the cell-by-cell one of [`Cells::for_each`]
+    /// (which follows the reference's loops): same bytes from NDCELL both ways and NDMEAN
+    /// forward (sums to the bit) and back, over even and uneven blocks of one to four
+    /// dimensions, cells larger than the block in some dimension, and every typesize.
+    #[test]
+    fn grid_walk_writes_what_the_cell_walk_writes() {
+        let mut rng = crate::test_rng::Rng::new(0x6e64_6365);
+        let mut next = move || rng.next_u64();
+        let shapes: [&[i32]; 10] = [
+            &[64, 64],
+            &[7],
+            &[5, 7],
+            &[3, 5, 7],
+            &[3, 4, 5, 3],
+            &[2, 64],
+            &[64, 3],
+            &[17, 9, 4],
+            &[1, 1, 8],
+            &[6, 6, 6],
+        ];
+        let mut grids = 0;
+        for bs in shapes {
+            let items: usize = bs.iter().map(|&b| b as usize).product();
+            for meta in [1u8, 2, 3, 4, 5, 8] {
+                for ts in [1usize, 2, 4, 8, 16] {
+                    let len = items * ts;
+                    let src: Vec<u8> = if ts == 4 {
+                        (0..items).flat_map(|_| ((next() % 20_000) as f32 / 7.0 - 1000.0).to_le_bytes()).collect()
+                    } else if ts == 8 {
+                        (0..items).flat_map(|_| ((next() % 2_000_000) as f64 / 3.0 - 1e5).to_le_bytes()).collect()
+                    } else {
+                        (0..len).map(|_| next() as u8).collect()
+                    };
+                    if let Ok(cells) = ndcell_cells(bs, meta, ts, len) {
+                        let grid = Grid::of(&cells).expect("NDCELL cells always form a grid");
+                        grids += 1;
+                        let (mut a, mut b) = (vec![0; len], vec![0; len]);
+                        grid.gather(ts, &src, &mut a).unwrap();
+                        gather(&cells, ts, &src, &mut b).unwrap();
+                        assert_eq!(a, b, "ndcell gather {bs:?} meta {meta} ts {ts}");
+                        let (mut c, mut d) = (vec![0; len], vec![0; len]);
+                        grid.scatter(ts, &a, &mut c).unwrap();
+                        scatter(&cells, ts, &a, &mut d).unwrap();
+                        assert_eq!(c, d, "ndcell scatter {bs:?} meta {meta} ts {ts}");
+                        assert_eq!(c, src);
+                    }
+                    if ts != 4 && ts != 8 {
+                        continue;
+                    }
+                    let cells = ndmean_cells(bs, meta, ts, len).unwrap();
+                    let (mut a, mut b) = (vec![0; len], vec![0; len]);
+                    ndmean_forward(bs, meta, ts, &src, &mut a).unwrap();
+                    ndmean_by_runs(&cells, ts, &src, &mut b).unwrap();
+                    assert_eq!(a, b, "ndmean forward {bs:?} meta {meta} ts {ts}");
+                    // Where NDMEAN's cells overlap, the reference refuses to put them back.
+                    let (mut c, mut d) = (vec![0; len], vec![0; len]);
+                    let back = ndmean_backward(bs, meta, ts, &a, &mut c);
+                    assert_eq!(back, scatter(&cells, ts, &a, &mut d), "ndmean backward {bs:?} meta {meta} ts {ts}");
+                    assert_eq!(back.is_ok(), Grid::of(&cells).is_some(), "{bs:?} meta {meta}");
+                    assert_eq!(c, d, "ndmean backward {bs:?} meta {meta} ts {ts}");
+                }
+            }
+        }
+        assert!(grids > 200, "{grids}");
+        // A block thinner than a cell in its first dimension but not in the next: NDMEAN's
+        // cells overlap there (the reference places them by the first side), no grid.
+        let cells = ndmean_cells(&[2, 9], 4, 4, 72).unwrap();
+        assert!(Grid::of(&cells).is_none());
     }
 
     #[test]

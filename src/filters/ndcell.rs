@@ -411,28 +411,27 @@ impl Grid {
         Ok(())
     }
 
-    fn gather(&self, ts: usize, src: &[u8], dst: &mut [u8]) -> Result<(), Invalid> {
+    /// NDCELL's forward direction (`GATHER`: each piece from its place in the block to its
+    /// place in its cell) or either filter's backward one (the other way).
+    fn move_pieces<const GATHER: bool>(&self, ts: usize, src: &[u8], dst: &mut [u8]) -> Result<(), Invalid> {
         if dst.len() != src.len() {
             return Err(Invalid);
         }
         self.for_each_piece(|item, cell, slot, len| {
-            let to = (self.base[cell] + slot) * ts;
-            let from = item * ts;
+            let in_block = item * ts;
+            let in_cell = (self.base[cell] + slot) * ts;
+            let (from, to) = if GATHER { (in_block, in_cell) } else { (in_cell, in_block) };
             copy_run(dst.get_mut(to..to + len * ts).ok_or(Invalid)?, src.get(from..from + len * ts).ok_or(Invalid)?);
             Ok(())
         })
     }
 
+    fn gather(&self, ts: usize, src: &[u8], dst: &mut [u8]) -> Result<(), Invalid> {
+        self.move_pieces::<true>(ts, src, dst)
+    }
+
     fn scatter(&self, ts: usize, src: &[u8], dst: &mut [u8]) -> Result<(), Invalid> {
-        if dst.len() != src.len() {
-            return Err(Invalid);
-        }
-        self.for_each_piece(|item, cell, slot, len| {
-            let from = (self.base[cell] + slot) * ts;
-            let to = item * ts;
-            copy_run(dst.get_mut(to..to + len * ts).ok_or(Invalid)?, src.get(from..from + len * ts).ok_or(Invalid)?);
-            Ok(())
-        })
+        self.move_pieces::<false>(ts, src, dst)
     }
 
     /// NDMEAN's forward direction: each cell's items summed in the order [`Cells::for_each`]

@@ -355,13 +355,7 @@ impl Grid {
         for _ in 0..total {
             g.base.push(at);
             at += (0..n).map(|d| g.extent(d, idx[d])).product::<usize>();
-            for d in (0..n).rev() {
-                idx[d] += 1;
-                if idx[d] < g.ncells[d] {
-                    break;
-                }
-                idx[d] = 0;
-            }
+            step(&mut idx[..n], &g.ncells[..n]);
         }
         g.base.push(at);
         (at as i64 == cells.nitems).then_some(g)
@@ -400,13 +394,7 @@ impl Grid {
                 let len = self.extent(last, j);
                 f(first + j * side, lead * across + j, inner * len, len)?;
             }
-            for d in (0..last).rev() {
-                at[d] += 1;
-                if at[d] < self.block[d] {
-                    break;
-                }
-                at[d] = 0;
-            }
+            step(&mut at[..last], &self.block[..last]);
         }
         Ok(())
     }
@@ -454,6 +442,19 @@ impl Grid {
             out.chunks_exact_mut(TS).for_each(|o| mean.write(o));
         }
         Ok(())
+    }
+}
+
+/// Moves the multi-index `idx` to the next one in row-major order below `limits` (the last
+/// coordinate fastest), back to all zeros after the last.
+#[inline(always)]
+fn step(idx: &mut [usize], limits: &[usize]) {
+    for (i, &limit) in idx.iter_mut().zip(limits).rev() {
+        *i += 1;
+        if *i < limit {
+            return;
+        }
+        *i = 0;
     }
 }
 

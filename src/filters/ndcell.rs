@@ -244,35 +244,27 @@ pub fn ndmean_forward(blockshape: &[i32], meta: u8, typesize: usize, src: &[u8],
             _ => grid.means::<f64, 8>(src, dst),
         };
     }
-    ndmean_by_runs(&cells, typesize, src, dst)
+    match typesize {
+        4 => ndmean_by_runs::<f32, 4>(&cells, src, dst),
+        _ => ndmean_by_runs::<f64, 8>(&cells, src, dst),
+    }
 }
 
 /// [`ndmean_forward`] cell by cell, for cells that do not form a [`Grid`].
-fn ndmean_by_runs(cells: &Cells, typesize: usize, src: &[u8], dst: &mut [u8]) -> Result<(), Invalid> {
+fn ndmean_by_runs<T: Mean, const TS: usize>(cells: &Cells, src: &[u8], dst: &mut [u8]) -> Result<(), Invalid> {
     let mut op = 0usize;
     cells.for_each(|runs| {
         let count: usize = runs.iter().map(|r| r.1).sum();
-        let n = count * typesize;
+        let n = count * TS;
         let out = &mut dst[op..op + n];
-        if typesize == 4 {
-            let mut sum = 0f32;
-            for &(start, len) in runs {
-                for c in src[start * 4..(start + len) * 4].chunks_exact(4) {
-                    sum += f32::from_le_bytes([c[0], c[1], c[2], c[3]]);
-                }
+        let mut sum = T::default();
+        for &(start, len) in runs {
+            for c in src[start * TS..(start + len) * TS].chunks_exact(TS) {
+                sum += T::read(c);
             }
-            let mean = (sum / count as f32).to_le_bytes();
-            out.chunks_exact_mut(4).for_each(|o| o.copy_from_slice(&mean));
-        } else {
-            let mut sum = 0f64;
-            for &(start, len) in runs {
-                for c in src[start * 8..(start + len) * 8].chunks_exact(8) {
-                    sum += f64::from_le_bytes(c.try_into().unwrap_or([0; 8]));
-                }
-            }
-            let mean = (sum / count as f64).to_le_bytes();
-            out.chunks_exact_mut(8).for_each(|o| o.copy_from_slice(&mean));
         }
+        let mean = sum / T::count(count);
+        out.chunks_exact_mut(TS).for_each(|o| mean.write(o));
         op += n;
         Ok(())
     })?;
@@ -459,7 +451,8 @@ fn step(idx: &mut [usize], limits: &[usize]) {
 }
 
 /// `dst.copy_from_slice(src)`, with the row pieces of the usual cells (4 or 8 items of 4 or
-/// 8 bytes) copied inline instead of through `memcpy`.
+/// 8 bytes) copied inline instead of through `memcpy`, as fixed-size arrays (their lengths
+/// checked once each; a version slicing both to a constant length measured slower here).
 #[inline(always)]
 fn copy_run(dst: &mut [u8], src: &[u8]) {
     match (<&mut [u8; 16]>::try_from(&mut *dst), <&[u8; 16]>::try_from(src)) {
@@ -577,7 +570,7 @@ mod tests {
                     let cells = ndmean_cells(bs, meta, ts, len).unwrap();
                     let (mut a, mut b) = (vec![0; len], vec![0; len]);
                     ndmean_forward(bs, meta, ts, &src, &mut a).unwrap();
-                    ndmean_by_runs(&cells, ts, &src, &mut b).unwrap();
+                    if ts == 4 { ndmean_by_runs::<f32, 4>(&cells, &src, &mut b) } else { ndmean_by_runs::<f64, 8>(&cells, &src, &mut b) }.unwrap();
                     assert_eq!(a, b, "ndmean forward {bs:?} meta {meta} ts {ts}");
                     // Where NDMEAN's cells overlap, the reference refuses to put them back.
                     let (mut c, mut d) = (vec![0; len], vec![0; len]);

@@ -265,6 +265,33 @@ impl DeferredCopies {
             copy_bytes(&mut chunk[at..at + len], &src[from..from + len]);
         }
     }
+
+    /// How many copies are recorded: a mark for [`place`](Self::place).
+    pub(crate) fn mark(&self) -> usize {
+        self.list.len()
+    }
+
+    /// The copies recorded from `mark` to `end` (marks): `(offset in the source, length,
+    /// offset in the output)`, in the order recorded.
+    pub(crate) fn between(&self, mark: usize, end: usize) -> &[(usize, usize, usize)] {
+        &self.list[mark..end]
+    }
+
+    /// A block's output, written to `out` with the copies recorded since `mark` left out
+    /// (their offsets relative to `out`), goes to `place`, which is at offset `at` of the
+    /// chunk: `out`'s other bytes are copied there, and those copies are moved to `at` on.
+    /// Used where threads compress blocks into their own buffers and only then learn where
+    /// each goes.
+    pub(crate) fn place(&mut self, mark: usize, out: &[u8], place: &mut [u8], at: usize) {
+        let mut done = 0;
+        for entry in &mut self.list[mark..] {
+            let (_, len, rel) = *entry;
+            copy_bytes(&mut place[done..rel], &out[done..rel]);
+            done = rel + len;
+            entry.2 = at + rel;
+        }
+        copy_bytes(&mut place[done..], &out[done..]);
+    }
 }
 
 /// Where one block's deferred copies go: offsets given relative to the block (in the source)

@@ -325,6 +325,27 @@ pub struct Ordered<'a> {
     _buf: std::marker::PhantomData<&'a mut [u8]>,
 }
 
+/// A block's place in an [`Ordered`] buffer, written from its start one piece after the
+/// other ([`Ordered::place_pieces`]). The place may not be initialized memory, so it is
+/// only written, never handed out as a slice.
+pub struct Pieces<'a> {
+    ptr: *mut u8,
+    len: usize,
+    done: usize,
+    _buf: std::marker::PhantomData<&'a mut [u8]>,
+}
+
+impl Pieces<'_> {
+    /// Append `bytes` (what passes the end of the place is dropped).
+    pub fn put(&mut self, bytes: &[u8]) {
+        let n = bytes.len().min(self.len - self.done);
+        // SAFETY: [done, done + n) is inside the place, which this writer alone writes;
+        // `bytes` is not in the buffer (a worker's own buffer, or the source).
+        unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), self.ptr.add(self.done), n) };
+        self.done += n;
+    }
+}
+
 /// The per-block records of an [`Ordered`], handed back by [`Ordered::finish`] so that its
 /// owner can keep them for the next chunk: placing blocks then allocates nothing (small
 /// blocks allocated and freed for every chunk, held in glibc's per-thread caches, kept its
@@ -452,12 +473,19 @@ impl<'a> Ordered<'a> {
     /// to fit yet, or the block was placed already, or it does not match its report, or the
     /// blocks overflowed.
     pub fn place(&self, j: usize, bytes: &[u8]) -> bool {
+        self.place_pieces(j, bytes.len(), |p| p.put(bytes))
+    }
+
+    /// [`place`](Self::place) for a block of `len` bytes that `fill` writes piece after
+    /// piece (from a worker's buffer and, for streams stored as they are, from the source
+    /// itself: see `DeferredCopies`). Bytes `fill` leaves unwritten are zeroed.
+    pub fn place_pieces(&self, j: usize, len: usize, fill: impl FnOnce(&mut Pieces<'_>)) -> bool {
         if j >= self.ready.load(std::sync::atomic::Ordering::Relaxed) {
             return false;
         }
         let at = {
             let mut st = self.state();
-            if st.blocks.placed[j] || st.blocks.sizes[j] != Some(bytes.len()) {
+            if st.blocks.placed[j] || st.blocks.sizes[j] != Some(len) {
                 return false;
             }
             st.blocks.placed[j] = true;
@@ -465,9 +493,12 @@ impl<'a> Ordered<'a> {
         };
         // SAFETY: [at, at + len) lies within the buffer (`at` is the start plus the sizes
         // before block j, fixed by `report` while their sum with block j's fitted), overlaps no
-        // other block's range, and is written by this call only (`placed`); `bytes` is not
-        // in the buffer (it is a worker's own copy of the block).
-        unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), self.ptr.add(at), bytes.len()) };
+        // other block's range, and is written by this call only (`placed`).
+        let mut pieces = Pieces { ptr: unsafe { self.ptr.add(at) }, len, done: 0, _buf: std::marker::PhantomData };
+        fill(&mut pieces);
+        let Pieces { ptr, done, .. } = pieces;
+        // SAFETY: [done, len) of the place is inside it and written by no one else.
+        unsafe { std::ptr::write_bytes(ptr.add(done), 0, len - done) };
         true
     }
 
@@ -541,6 +572,25 @@ mod ordered_tests {
         assert!(o.place(2, &[3; 9]));
         assert_eq!(o.finish().1, Some(19));
         assert_eq!(&buf[..20], &[1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3, 3, 0]);
+    }
+
+    /// A block placed in pieces lands as they were put, one after the other; what passes
+    /// the place is dropped, and what no piece covers is zeroed.
+    #[test]
+    fn blocks_placed_in_pieces() {
+        let mut buf = vec![0xEEu8; 16];
+        let o = Ordered::new(&mut buf, 0, 3, 16);
+        assert!(o.report(0, 5, 5) && o.report(1, 4, 4) && o.report(2, 7, 7));
+        assert!(o.place_pieces(0, 5, |p| {
+            p.put(&[1, 2]);
+            p.put(&[]);
+            p.put(&[3, 4, 5, 6, 7]);
+        }));
+        assert!(o.place_pieces(1, 4, |p| p.put(&[8])));
+        assert!(o.place_pieces(2, 7, |p| p.put(&[9; 7])));
+        assert!(!o.place_pieces(2, 7, |_| panic!("placed twice")));
+        assert_eq!(o.finish().1, Some(16));
+        assert_eq!(buf, [1, 2, 3, 4, 5, 8, 0, 0, 0, 9, 9, 9, 9, 9, 9, 9]);
     }
 
     /// Records handed back by one chunk's `finish` serve the next, of another block count,

@@ -2,7 +2,7 @@
 //! every block (README_CHUNK_FORMAT.rst), with the reference's decisions on block size,
 //! splitting, runs, memcpy fallback and all-zero chunks.
 
-use crate::copy::{copy_bytes, Deferred};
+use crate::copy::{copy_bytes, Deferred, DeferredCopies};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -13,7 +13,7 @@ use super::hooks::{BlockInfo, Prefilter, Tuner};
 use super::params::CompressParams;
 use super::pipeline::{self, PipelineParams, Slot};
 use super::runs::is_run;
-use super::workers::{Scratch, Workers};
+use super::workers::{Scratch, Waiting, Workers};
 use crate::threads::Ordered;
 use crate::codecs::{self, registry as codec_registry, Codec, Dict};
 use crate::error::{Error, Result};
@@ -232,6 +232,21 @@ fn decoded_first_block(job: &Job<'_>) -> Result<Vec<u8>> {
 fn needs_decoded_reference(filters: &[u8; MAX_FILTERS], has_prefilter: bool) -> bool {
     let exact = |f: u8| matches!(f, NOFILTER | SHUFFLE | BITSHUFFLE | DELTA | filter_registry::BYTEDELTA);
     filters.contains(&DELTA) && (has_prefilter || !filters.iter().all(|&f| exact(f)))
+}
+
+/// Place a block a worker holds ([`Waiting`]): its output from `arena`, its streams stored
+/// as they are from `src`, as `raw` records them. False when its place is not known yet
+/// (see [`Ordered::place`]).
+fn place_waiting(ordered: &Ordered<'_>, w: &Waiting, arena: &[u8], raw: &DeferredCopies, src: &[u8]) -> bool {
+    ordered.place_pieces(w.block, w.len, |p| {
+        let mut done = w.at;
+        for &(from, len, at) in raw.between(w.raw.0, w.raw.1) {
+            p.put(&arena[done..at]);
+            p.put(&src[from..from + len]);
+            done = at + len;
+        }
+        p.put(&arena[done..w.at + w.len]);
+    })
 }
 
 /// Compress block `j` into `out` (whose length is the space left in the chunk). Returns the
@@ -942,14 +957,28 @@ impl Compressor {
         let error: Mutex<Option<Error>> = Mutex::new(None);
         // Blocks are claimed in runs of consecutive ones (`blocks_per_claim`).
         let per_claim = super::decompress::blocks_per_claim(job.blocksize, job.nblocks, nthreads);
+        // Every thread's waiting blocks start empty here, not only in the worker: one that a
+        // threads callback did not run would otherwise leave an earlier call's for
+        // `place_own` below.
+        for tid in 0..nthreads {
+            let mut sc = self.workers.scratch(tid);
+            sc.pending.clear();
+            sc.raw.clear();
+        }
         self.workers.run(nthreads, &|tid| {
             let mut sc = self.workers.scratch(tid);
             let mut arena = std::mem::take(&mut sc.out);
             let mut used = 0usize;
-            // This thread's blocks not in the chunk yet, in block order: (block, offset in
-            // arena, size).
+            // This thread's blocks not in the chunk yet, in block order.
             let mut mine = std::mem::take(&mut sc.pending);
             mine.clear();
+            // Streams stored as they are (of blocks no filter changed) stay in the source
+            // until their block is placed, and are copied from there (as the serial path
+            // does at its end): when the chunk does not fit, as with data that does not
+            // compress, they are then never copied at all (they were copied twice, into the
+            // arena and into the chunk, before the chunk was stored whole).
+            let mut raw = std::mem::take(&mut sc.raw);
+            raw.clear();
             'runs: loop {
                 if failed.load(Ordering::Relaxed) {
                     break;
@@ -963,14 +992,16 @@ impl Compressor {
                     arena.grow_to(used + bound);
                     // The arena's bytes, taken once per block.
                     let bytes: &mut [u8] = &mut arena;
-                    match compress_block(job, j, tid, &mut bytes[used..used + bound], &mut sc, None) {
+                    let mark = raw.mark();
+                    let deferred = Deferred { copies: &mut raw, src: j * job.blocksize, chunk: used };
+                    match compress_block(job, j, tid, &mut bytes[used..used + bound], &mut sc, Some(deferred)) {
                         Ok(n) if n > 0 && ordered.report(j, n, bound) => {
-                            mine.push_back((j, used, n));
+                            mine.push_back(Waiting { block: j, at: used, len: n, raw: (mark, raw.mark()) });
                             used += n;
                             // Places become known in block order: once one must wait, so do
                             // the later ones.
-                            while let Some(&(k, at, n)) = mine.front() {
-                                if !ordered.place(k, &bytes[at..at + n]) {
+                            while let Some(w) = mine.front() {
+                                if !place_waiting(&ordered, w, bytes, &raw, job.src) {
                                     break;
                                 }
                                 mine.pop_front();
@@ -981,6 +1012,7 @@ impl Compressor {
                             // the chunk.
                             if mine.is_empty() {
                                 used = 0;
+                                raw.clear();
                             }
                         }
                         Ok(_) => {
@@ -997,6 +1029,7 @@ impl Compressor {
             }
             sc.pending = mine;
             sc.out = arena;
+            sc.raw = raw;
         })?;
         let error = error.into_inner().unwrap_or_else(|e| e.into_inner());
         if error.is_some() || failed.load(Ordering::Relaxed) {
@@ -1009,8 +1042,8 @@ impl Compressor {
         let place_own = |tid: usize| {
             let mut sc = self.workers.scratch(tid);
             let mut own = std::mem::take(&mut sc.pending);
-            for &(k, at, n) in &own {
-                ordered.place(k, &sc.out[at..at + n]);
+            for w in &own {
+                place_waiting(&ordered, w, &sc.out, &sc.raw, job.src);
             }
             own.clear();
             sc.pending = own;

@@ -562,12 +562,22 @@ impl Context1 {
         let starts: Vec<AtomicUsize> = (0..plan.nblocks).map(|_| AtomicUsize::new(0)).collect();
         let places = Reserved::new(dest, starts_end);
         let threads = &self.threads;
+        // Cleared here, not by each worker: a list a worker left from an earlier call would
+        // otherwise be applied below should that worker not run.
+        for t in &threads[..nthreads] {
+            t.lock().unwrap_or_else(|e| e.into_inner()).raw.clear();
+        }
         self.workers.run(nthreads, &|tid| {
             let mut bs = thread_scratch(threads, tid);
             let bs = &mut *bs;
             let mut kept = std::mem::take(&mut bs.out);
             kept.grow_to(ebsize);
             let out = &mut kept[..ebsize];
+            // Raw streams of unfiltered blocks are copied from `src` at the end, once the
+            // chunk is known to fit (as `compress_serial` does): data that does not compress
+            // ends up stored whole, and its blocks are then never copied at all (they were
+            // copied twice, into `out` and into their place).
+            let mut raw = std::mem::take(&mut bs.raw);
             while !failed.load(Ordering::Relaxed) {
                 let j = next.fetch_add(1, Ordering::Relaxed);
                 if j >= plan.nblocks {
@@ -576,20 +586,23 @@ impl Context1 {
                 let len = plan.block_len(j, src.len());
                 let block = &src[j * plan.blocksize..j * plan.blocksize + len];
                 let leftover = plan.leftover > 0 && j + 1 == plan.nblocks;
-                match compress_block(plan, block, leftover, out, 0, ebsize, bs, None) {
+                let mark = raw.mark();
+                let deferred = Deferred { copies: &mut raw, src: j * plan.blocksize, chunk: 0 };
+                match compress_block(plan, block, leftover, out, 0, ebsize, bs, Some(deferred)) {
                     Err(e) => {
                         *error.lock().unwrap_or_else(|e| e.into_inner()) = Some(e);
                         failed.store(true, Ordering::Relaxed);
                     }
                     Ok(n) => match places.take(n).filter(|_| n > 0) {
                         Some((at, place)) => {
-                            copy_bytes(place, &out[..n]);
+                            raw.place(mark, &out[..n], place, at);
                             starts[j].store(at, Ordering::Relaxed);
                         }
                         None => failed.store(true, Ordering::Relaxed),
                     },
                 }
             }
+            bs.raw = raw;
             bs.out = kept;
         })?;
         let end = places.end();
@@ -604,6 +617,9 @@ impl Context1 {
                 0 => return Err(Error::Failure),
                 at => put_i32(dest, HEADER_LEN + 4 * j, at),
             }
+        }
+        for t in &self.threads[..nthreads] {
+            t.lock().unwrap_or_else(|e| e.into_inner()).raw.apply(src, dest);
         }
         Ok(end)
     }
@@ -1032,8 +1048,9 @@ mod tests {
     }
 
     /// Raw streams of unfiltered blocks are copied last, once the chunk fits: a chunk mixing
-    /// compressed and raw streams must hold the raw ones (and the same bytes as with
-    /// threads, which copy them at once).
+    /// compressed and raw streams must hold the raw ones, with one thread and with two
+    /// (whose workers record their blocks' raw streams as they place them); the same bytes
+    /// both ways when there is one block (with several, threads place them as they finish).
     #[test]
     fn raw_streams_among_compressed_ones_are_stored() {
         let mut ctx = Context1::new();
@@ -1050,17 +1067,27 @@ mod tests {
             }
         }
         for codec in [Codec1::BloscLz, Codec1::Lz4, Codec1::Zstd] {
-            let p = params(codec, 9, 0, 4);
-            let mut comp = vec![0xEE; src.len() + HEADER_LEN];
-            let c = ctx.compress(&p, &src, &mut comp).unwrap();
-            assert_eq!(comp[2] & MEMCPYED, 0, "{codec:?}");
-            assert!(c < src.len(), "{codec:?}");
-            let mut back = vec![0; src.len()];
-            assert_eq!(ctx.decompress(&comp[..c], &mut back, 1), Ok(src.len()));
-            assert_eq!(back, src, "{codec:?}");
-            let mut comp2 = vec![0x11; src.len() + HEADER_LEN];
-            let c2 = ctx.compress(&Params1 { nthreads: 2, ..p }, &src, &mut comp2).unwrap();
-            assert_eq!(comp2[..c2], comp[..c], "{codec:?}");
+            // The whole buffer in one block, and 8 blocks of 128 KiB (run by both threads).
+            for blocksize in [0, 128 << 10] {
+                let p = Params1 { blocksize, ..params(codec, 9, 0, 4) };
+                let mut comp = vec![0xEE; src.len() + HEADER_LEN];
+                let c = ctx.compress(&p, &src, &mut comp).unwrap();
+                assert_eq!(comp[2] & MEMCPYED, 0, "{codec:?}");
+                assert!(c < src.len(), "{codec:?}");
+                let mut back = vec![0; src.len()];
+                assert_eq!(ctx.decompress(&comp[..c], &mut back, 1), Ok(src.len()));
+                assert_eq!(back, src, "{codec:?}");
+                let mut comp2 = vec![0x11; src.len() + HEADER_LEN];
+                let c2 = ctx.compress(&Params1 { nthreads: 2, ..p }, &src, &mut comp2).unwrap();
+                assert_eq!(comp2[2] & MEMCPYED, 0, "{codec:?}");
+                assert_eq!(c2, c, "{codec:?}");
+                if blocksize == 0 {
+                    assert_eq!(comp2[..c2], comp[..c], "{codec:?}");
+                }
+                back.fill(0);
+                assert_eq!(ctx.decompress(&comp2[..c2], &mut back, 1), Ok(src.len()));
+                assert_eq!(back, src, "{codec:?} {blocksize}");
+            }
         }
     }
 

@@ -33,15 +33,27 @@ pub struct Scratch {
     pub lazy: Vec<u8>,
     /// Raw streams whose copy a serial compression defers.
     pub(crate) raw: crate::copy::DeferredCopies,
-    /// A parallel compression's blocks this thread holds in `out`, not in the chunk yet:
-    /// (block, offset in `out`, size), in block order.
-    pub(crate) pending: std::collections::VecDeque<(usize, usize, usize)>,
+    /// A parallel compression's blocks this thread holds in `out`, not in the chunk yet,
+    /// in block order.
+    pub(crate) pending: std::collections::VecDeque<Waiting>,
     /// The per-block records of a parallel compression (the calling thread's, tid 0), kept
     /// from chunk to chunk. Only tid 0's is used (the others stay empty vectors); it lives
     /// here rather than in [`Workers`] so that it travels with the scratch areas a dropped
     /// context leaves to the next one ([`SPARE`]), and a context made per call finds it
     /// grown.
     pub(crate) placement: crate::threads::Placement,
+}
+
+/// A block a parallel compression's worker holds, not in the chunk yet: its output is
+/// `len` bytes at `at` in the worker's `out`, except the streams stored as they are, which
+/// are still in the source: the copies between marks `raw.0` and `raw.1` of the worker's
+/// `raw` list (offsets in `out`; see `DeferredCopies`).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Waiting {
+    pub(crate) block: usize,
+    pub(crate) at: usize,
+    pub(crate) len: usize,
+    pub(crate) raw: (usize, usize),
 }
 
 /// Block buffers at least this large go back to [`SPARE_BUFS`] after each call (see

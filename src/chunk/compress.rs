@@ -957,9 +957,9 @@ impl Compressor {
         let error: Mutex<Option<Error>> = Mutex::new(None);
         // Blocks are claimed in runs of consecutive ones (`blocks_per_claim`).
         let per_claim = super::decompress::blocks_per_claim(job.blocksize, job.nblocks, nthreads);
-        // Every thread's waiting blocks start empty here, not only in the worker: one that a
-        // threads callback did not run would otherwise leave an earlier call's for
-        // `place_own` below.
+        // Every thread's waiting blocks and raw streams start empty here rather than in the
+        // worker: one that a threads callback did not run would otherwise leave an earlier
+        // call's for `place_own` below.
         for tid in 0..nthreads {
             let mut sc = self.workers.scratch(tid);
             sc.pending.clear();
@@ -969,16 +969,15 @@ impl Compressor {
             let mut sc = self.workers.scratch(tid);
             let mut arena = std::mem::take(&mut sc.out);
             let mut used = 0usize;
-            // This thread's blocks not in the chunk yet, in block order.
+            // This thread's blocks not in the chunk yet, in block order (empty: cleared
+            // above, with `raw`).
             let mut mine = std::mem::take(&mut sc.pending);
-            mine.clear();
             // Streams stored as they are (of blocks no filter changed) stay in the source
             // until their block is placed, and are copied from there (as the serial path
             // does at its end): when the chunk does not fit, as with data that does not
             // compress, they are then never copied at all (they were copied twice, into the
             // arena and into the chunk, before the chunk was stored whole).
             let mut raw = std::mem::take(&mut sc.raw);
-            raw.clear();
             'runs: loop {
                 if failed.load(Ordering::Relaxed) {
                     break;
